@@ -1,0 +1,12 @@
+# Runs COMMAND and passes only if it exits with status 2 after one line on stderr.
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_QUIET ERROR_VARIABLE err)
+string(STRIP "${err}" err)
+string(REGEX MATCHALL "\n" newlines "${err}")
+list(LENGTH newlines extra_lines)
+if(NOT status EQUAL 2)
+  message(FATAL_ERROR "expected exit status 2, got '${status}'; stderr: ${err}")
+endif()
+if(err STREQUAL "" OR extra_lines GREATER 0)
+  message(FATAL_ERROR "expected exactly one line on stderr, got: '${err}'")
+endif()
+message(STATUS "exit 2 with: ${err}")

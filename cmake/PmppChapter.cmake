@@ -1,0 +1,91 @@
+# pmpp_add_chapter(<name>
+#   STAGES   <id>...      one <id>.cu per stage in this folder: one kernel and its launcher
+#   SOURCES  <file>...    the rest of the chapter library (CPU reference, analysis, stage table)
+#   DRIVER   <file>       main() of a stage program; compiled once per stage with PMPP_STAGE_ID="<id>"
+#   PROGRAMS <file>...    further programs, one per file (the side-by-side program first: the tour runs it)
+#   LIBRARIES <target>... extra libraries for the chapter library (cuDNN, cuBLAS, CUB)
+#   HOST_TESTS <file>...  Catch2 tests that need no GPU (label "host")
+#   GPU_TESTS <file>...   Catch2 tests that SKIP without a GPU (label "gpu")
+#   SMOKE_ARGS <arg>...   small-size arguments for running every program once as a test (label "program"))
+#
+# Builds (chNN = the name's prefix): library pmpp_<name>; programs chNN_<id>, <name> (side by side) and
+# chNN_<program>; tests chNN_host_tests and chNN_gpu_tests from tests/chNN/; CTest entries for every test case and every program.
+function(pmpp_add_chapter name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS")
+  set(lib pmpp_${name})
+  string(REGEX MATCH "^ch[0-9]+" prefix ${name})   # ch07_convolution -> ch07: programs ch07_01_basic, ...
+
+  set(stage_sources)
+  foreach(stage IN LISTS ARG_STAGES)
+    list(APPEND stage_sources ${stage}.cu)
+  endforeach()
+  add_library(${lib} STATIC ${stage_sources} ${ARG_SOURCES})
+  target_include_directories(${lib} PUBLIC ${PROJECT_SOURCE_DIR}/chapters)
+  target_link_libraries(${lib} PUBLIC pmpp_common ${ARG_LIBRARIES} PRIVATE pmpp_warnings)
+
+  set(programs)
+  if(ARG_DRIVER)
+    foreach(stage IN LISTS ARG_STAGES)
+      set(exe ${prefix}_${stage})
+      add_executable(${exe} ${ARG_DRIVER})
+      target_compile_definitions(${exe} PRIVATE PMPP_STAGE_ID="${stage}")
+      target_link_libraries(${exe} PRIVATE ${lib} pmpp_warnings)
+      list(APPEND programs ${exe})
+    endforeach()
+  endif()
+  set(first_program "")
+  foreach(source IN LISTS ARG_PROGRAMS)
+    get_filename_component(program ${source} NAME_WE)
+    set(exe ${prefix}_${program})
+    if(program STREQUAL name OR program STREQUAL "side_by_side")
+      set(exe ${name})
+    endif()
+    add_executable(${exe} ${source})
+    target_link_libraries(${exe} PRIVATE ${lib} pmpp_warnings)
+    list(APPEND programs ${exe})
+    if(first_program STREQUAL "")
+      set(first_program ${exe})
+      set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_PROGRAMS ${exe})
+    endif()
+  endforeach()
+
+  if(NOT PMPP_BUILD_TESTS)
+    return()
+  endif()
+  set(test_dir ${PROJECT_SOURCE_DIR}/tests/${prefix})
+  if(ARG_HOST_TESTS)
+    pmpp_add_catch2_tests(${prefix}_host_tests host ${lib} ${test_dir} ${ARG_HOST_TESTS})
+  endif()
+  if(ARG_GPU_TESTS)
+    pmpp_add_catch2_tests(${prefix}_gpu_tests gpu ${lib} ${test_dir} ${ARG_GPU_TESTS})
+  endif()
+  # Every program once on a small input: exit 0 on a GPU, 77 ("no GPU") is reported as skipped.
+  foreach(exe IN LISTS programs)
+    add_test(NAME ${exe}.runs COMMAND ${exe} ${ARG_SMOKE_ARGS})
+    set_tests_properties(${exe}.runs PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+  endforeach()
+endfunction()
+
+# One Catch2 executable; each test case becomes its own CTest test (its own process).
+function(pmpp_add_catch2_tests target label lib dir)
+  set(sources)
+  foreach(file IN LISTS ARGN)
+    list(APPEND sources ${dir}/${file})
+  endforeach()
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE ${lib} pmpp_test_support pmpp_warnings)
+  # SKIP() exits with 4 when every selected case skipped; Catch2 < 3.7.1 does not tell CTest so.
+  catch_discover_tests(${target}
+    TEST_PREFIX "${target}: "
+    PROPERTIES LABELS ${label} SKIP_RETURN_CODE 4)
+endfunction()
+
+# pmpp_expect_usage_error(<test name> <program> <args>...): the program must print one line to
+# stderr and exit with status 2. Runs without a GPU: arguments are checked before the device is.
+function(pmpp_expect_usage_error test program)
+  add_test(NAME ${test}
+    COMMAND ${CMAKE_COMMAND} "-DCOMMAND=$<TARGET_FILE:${program}>;${ARGN}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/ExpectUsageError.cmake)
+  set_tests_properties(${test} PROPERTIES LABELS "host;cli")
+endfunction()

@@ -1,0 +1,72 @@
+/// @file device_info.hpp
+/// @brief Is there a GPU, and what are its limits (SMs, caches, constant and shared memory, DRAM peak)?
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "pmpp/cuda_check.hpp"
+
+namespace pmpp {
+
+/// True when at least one CUDA device can be used. Any error from cudaGetDeviceCount counts as "no
+/// GPU": without a driver it returns cudaErrorInsufficientDriver (35), not a count of zero.
+/// @param[out] why  if not null, receives the reason when the answer is false.
+inline bool gpu_available(std::string* why = nullptr) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls do not report it again
+    if (why) *why = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+    return false;
+  }
+  if (count == 0) {
+    if (why) *why = "the driver reports zero CUDA devices";
+    return false;
+  }
+  return true;
+}
+
+/// What the programs print about the device and use to compute "% of peak".
+struct DeviceInfo {
+  std::string name;
+  int major = 0, minor = 0;             ///< compute capability
+  int sm_count = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t constant_bytes = 0;       ///< __constant__ memory (64 KiB on every current GPU)
+  std::size_t shared_per_block = 0;     ///< default limit per block (48 KiB)
+  std::size_t shared_per_block_optin = 0;  ///< limit after cudaFuncSetAttribute raises it
+  std::size_t shared_per_sm = 0;
+  int max_threads_per_block = 0;
+  int memory_clock_khz = 0;
+  int bus_width_bits = 0;
+  double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
+
+  std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+/// Query device @p device. CUDA 13 removed the clock fields from cudaDeviceProp, so the memory clock
+/// and bus width come from cudaDeviceGetAttribute.
+inline DeviceInfo query_device(int device = 0) {
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  DeviceInfo info;
+  info.name = prop.name;
+  info.major = prop.major;
+  info.minor = prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  info.constant_bytes = prop.totalConstMem;
+  info.shared_per_block = prop.sharedMemPerBlock;
+  info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
+  info.shared_per_sm = prop.sharedMemPerMultiprocessor;
+  info.max_threads_per_block = prop.maxThreadsPerBlock;
+  CUDA_CHECK(cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&info.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  info.peak_dram_gbps = 2.0 * info.memory_clock_khz * 1e3 * (info.bus_width_bits / 8.0) / 1e9;
+  return info;
+}
+
+}  // namespace pmpp

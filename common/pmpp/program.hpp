@@ -1,0 +1,50 @@
+/// @file program.hpp
+/// @brief Exit statuses and the main() wrapper every program shares.
+#pragma once
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "pmpp/cli.hpp"
+#include "pmpp/cuda_check.hpp"
+#include "pmpp/device_info.hpp"
+
+namespace pmpp {
+
+/// Exit statuses of every program in this repository (documented in README.md).
+enum ExitStatus : int {
+  kExitPass = 0,          ///< ran, checked against the CPU reference, passed
+  kExitCheckFailed = 1,   ///< the GPU result differs from the CPU reference
+  kExitUsage = 2,         ///< bad option or bad input file (one line on stderr)
+  kExitRuntimeError = 3,  ///< a CUDA call failed, or another unexpected error
+  kExitNoGpu = 77,        ///< no usable GPU: printed only what needs none (CTest reports "skipped")
+};
+
+/// Run @p body and turn exceptions into one line on stderr and the matching exit status.
+template <class Body>
+int guarded_main(const char* program, Body&& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s (try --help)\n", program, e.what());
+    return kExitUsage;
+  } catch (const CudaError& e) {
+    std::fprintf(stderr, "%s: CUDA error: %s\n", program, e.what());
+    return kExitRuntimeError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    return kExitRuntimeError;
+  }
+}
+
+/// True if a GPU can be used; otherwise prints the one-line explanation programs share.
+inline bool gpu_or_explain(const char* program) {
+  std::string why;
+  if (gpu_available(&why)) return true;
+  std::printf("%s: no CUDA-capable GPU on this machine (%s); the GPU run is skipped, exit status %d.\n",
+              program, why.c_str(), kExitNoGpu);
+  return false;
+}
+
+}  // namespace pmpp
