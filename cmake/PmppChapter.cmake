@@ -6,7 +6,9 @@
 #   LIBRARIES <target>... extra libraries for the chapter library (cuDNN, cuBLAS, CUB)
 #   HOST_TESTS <file>...  Catch2 tests that need no GPU (label "host")
 #   GPU_TESTS <file>...   Catch2 tests that SKIP without a GPU (label "gpu")
-#   SMOKE_ARGS <arg>...   small-size arguments for running every program once as a test (label "program"))
+#   SMOKE_ARGS <arg>...   small-size arguments with which every stage program and the side-by-side
+#                         program run once as a test (label "program"); other programs register
+#                         their own with pmpp_add_program_test)
 #
 # Builds (chNN = the name's prefix): library pmpp_<name>; programs chNN_<id>, <name> (side by side) and
 # chNN_<program>; tests chNN_host_tests and chNN_gpu_tests from tests/chNN/; CTest entries for every test case and every program.
@@ -43,8 +45,8 @@ function(pmpp_add_chapter name)
     endif()
     add_executable(${exe} ${source})
     target_link_libraries(${exe} PRIVATE ${lib} pmpp_warnings)
-    list(APPEND programs ${exe})
     if(first_program STREQUAL "")
+      list(APPEND programs ${exe})
       set(first_program ${exe})
       set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_PROGRAMS ${exe})
     endif()
@@ -62,9 +64,18 @@ function(pmpp_add_chapter name)
   endif()
   # Every program once on a small input: exit 0 on a GPU, 77 ("no GPU") is reported as skipped.
   foreach(exe IN LISTS programs)
-    add_test(NAME ${exe}.runs COMMAND ${exe} ${ARG_SMOKE_ARGS})
-    set_tests_properties(${exe}.runs PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+    pmpp_add_program_test(${exe}.runs ${exe} ${ARG_SMOKE_ARGS})
   endforeach()
+endfunction()
+
+# pmpp_add_program_test(<test name> <program> <args>...): run a program as a test. Exit 0 passes;
+# 77 (no GPU on this machine) is reported as skipped.
+function(pmpp_add_program_test test program)
+  if(NOT PMPP_BUILD_TESTS)
+    return()
+  endif()
+  add_test(NAME ${test} COMMAND ${program} ${ARGN})
+  set_tests_properties(${test} PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
 endfunction()
 
 # One Catch2 executable; each test case becomes its own CTest test (its own process).
