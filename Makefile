@@ -1,0 +1,38 @@
+# A thin wrapper over CMake presets, so that the quick start is two commands:
+#   make tour    install what is missing, build the programs, run every chapter side by side
+#   make test    install what is missing, build everything, run the tests (exercise stubs excluded)
+# Other targets: make build | docs | grade | clean.  PRESET=ci makes warnings errors.
+
+PRESET ?= default
+BUILD  ?= build
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+export PATH := $(PATH):/usr/local/cuda/bin
+
+.PHONY: tour test build configure deps docs grade clean
+
+deps:
+	@scripts/install-dependencies
+
+configure: deps
+	cmake --preset $(PRESET) > /dev/null
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+tour: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tour
+
+# Exercise tests (label "exercise") fail until a student solves them: run them with
+# `ctest --test-dir build -L exercise`, or grade them with `make grade`.
+test: build
+	ctest --preset $(PRESET) -j $(JOBS) -LE exercise
+
+docs: configure
+	@scripts/install-dependencies --docs
+	cmake --build $(BUILD) --target docs
+
+grade: build
+	scripts/grade --build-dir $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
