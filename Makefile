@@ -7,6 +7,7 @@ PRESET ?= default
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 export PATH := $(PATH):/usr/local/cuda/bin
+MAKEFLAGS += --no-print-directory
 
 .PHONY: tour test build configure deps docs grade clean
 
