@@ -1,0 +1,179 @@
+// =================================================================================================
+// Stage 03: register-tiled matrix multiplication (beyond the text; extends the thread coarsening of
+// PMPP 4th ed. section 6.3 from one direction to two)
+//
+// What it is:  a block of 256 threads computes a 128 x 128 tile of C. K is walked in slices of 8:
+//              the block copies a 128 x 8 slice of A and an 8 x 128 slice of B into shared memory, and
+//              each thread multiplies an 8-float column of the A slice by an 8-float row of the B slice
+//              into 8 x 8 running sums held in registers (an outer product per k).
+// Changed:     stage 02 does one multiply-add per two shared-memory loads; here 8 + 8 floats read from
+//              shared memory (four 16-byte loads) feed 64 multiply-adds, and each float loaded from
+//              global memory is used 128 times (32 OP/B in the text's model, against TILE_WIDTH / 4).
+//              Global loads are float4 (16 bytes per lane, whole 32-byte sectors per pair of lanes)
+//              and the next slice is loaded into registers while the current one is being used
+//              (double-buffered shared memory, one barrier per slice).
+// Limitation:  plain fp32 FFMA on the CUDA cores; each thread still reads its A and B fragments from
+//              shared memory once per k. Warp-level tiling, deeper pipelines (cp.async / TMA) or
+//              tensor cores (TF32, wgmma) are what cuBLAS and CUTLASS add from here.
+// Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: the float4 path is taken when
+//              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned; otherwise the same kernel is
+//              compiled with scalar, bounds-checked loads and stores.
+// =================================================================================================
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ch05_matmul/matmul.hpp"
+#include "pmpp/cuda_check.hpp"
+#include "pmpp/math.hpp"
+
+namespace pmpp::ch05 {
+
+// ---- Constants ----------------------------------------------------------------------------------
+
+namespace {
+constexpr int TILE_M = RegisterTiling::TILE_M;      // rows of C per block
+constexpr int TILE_N = RegisterTiling::TILE_N;      // columns of C per block
+constexpr int TILE_K = RegisterTiling::TILE_K;      // K per slice held in shared memory
+constexpr int THREAD_M = RegisterTiling::THREAD_M;  // rows of C per thread
+constexpr int THREAD_N = RegisterTiling::THREAD_N;  // columns of C per thread
+constexpr int THREADS = RegisterTiling::THREADS;
+constexpr int THREADS_X = TILE_N / THREAD_N;  // threads across a row of the C tile
+// Padding of the transposed A slice: a row of 132 floats keeps 16-byte alignment and puts the two
+// lanes that store the same A row (k = 0..3 and k = 4..7) sixteen banks apart.
+constexpr int A_PAD = 4;
+
+static_assert(THREAD_M == 8 && THREAD_N == 8, "a thread's outputs are two groups of 4 rows and 4 columns");
+static_assert(TILE_M / 2 == 4 * (TILE_M / THREAD_M) && TILE_N / 2 == 4 * THREADS_X,
+              "the second group of a thread's rows (columns) starts half a tile after the first");
+static_assert(TILE_M * TILE_K == 4 * THREADS && TILE_K * TILE_N == 4 * THREADS,
+              "each thread copies exactly one float4 of the A slice and one of the B slice");
+}  // namespace
+
+// ---- Kernel -------------------------------------------------------------------------------------
+
+/// Four consecutive floats X[row][col..col+3] of a rows x cols row-major matrix; zeros outside it.
+template <bool VECTOR_IO>
+__device__ __forceinline__ float4 load4(const float* __restrict__ X, int row, int rows, int col, int cols) {
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (row >= rows) return v;
+  const float* p = X + static_cast<std::int64_t>(row) * cols + col;
+  if constexpr (VECTOR_IO) {
+    // cols and col are multiples of 4: the four floats are all inside or all outside, 16-byte aligned.
+    if (col < cols) v = *reinterpret_cast<const float4*>(p);
+  } else {
+    if (col + 0 < cols) v.x = p[0];
+    if (col + 1 < cols) v.y = p[1];
+    if (col + 2 < cols) v.z = p[2];
+    if (col + 3 < cols) v.w = p[3];
+  }
+  return v;
+}
+
+template <bool VECTOR_IO>
+__global__ void __launch_bounds__(THREADS, 2)
+    RegisterTiledMatrixMulKernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                                 int M, int N, int K) {
+  // A is stored transposed (As[k][m]) so that a thread's 8 rows of one k are two float4 reads.
+  __shared__ __align__(16) float As[2][TILE_K][TILE_M + A_PAD];
+  __shared__ __align__(16) float Bs[2][TILE_K][TILE_N];
+
+  const int tid = threadIdx.x;
+  const int tx = tid % THREADS_X, ty = tid / THREADS_X;
+  const int blockRow = blockIdx.y * TILE_M, blockCol = blockIdx.x * TILE_N;
+
+  // The float4 each thread copies: A slice row aRow, k aK..aK+3 (a warp covers 16 rows x 32 bytes);
+  // B slice row bK, columns bCol..bCol+3 (a warp covers 512 consecutive bytes of one row of B).
+  const int aRow = tid / (TILE_K / 4), aK = (tid % (TILE_K / 4)) * 4;
+  const int bK = tid / (TILE_N / 4), bCol = (tid % (TILE_N / 4)) * 4;
+
+  float4 aNext, bNext;
+  auto loadSlice = [&](int k0) {
+    aNext = load4<VECTOR_IO>(A, blockRow + aRow, M, k0 + aK, K);
+    bNext = load4<VECTOR_IO>(B, k0 + bK, K, blockCol + bCol, N);
+  };
+  auto storeSlice = [&](int buf) {
+    As[buf][aK + 0][aRow] = aNext.x;
+    As[buf][aK + 1][aRow] = aNext.y;
+    As[buf][aK + 2][aRow] = aNext.z;
+    As[buf][aK + 3][aRow] = aNext.w;
+    *reinterpret_cast<float4*>(&Bs[buf][bK][bCol]) = bNext;
+  };
+
+  // A thread owns rows ty*4 + {0..3} and TILE_M/2 + ty*4 + {0..3} of the tile (columns likewise with
+  // tx): split in two groups so that the 16 lanes of a half-warp read 256 consecutive bytes of Bs
+  // (no bank conflicts) rather than 16 blocks of 32 bytes with gaps.
+  float acc[THREAD_M][THREAD_N] = {};
+
+  const int slices = ceil_div(K, TILE_K);
+  loadSlice(0);
+  storeSlice(0);
+  __syncthreads();
+  for (int s = 0; s < slices; ++s) {
+    const int cur = s & 1;
+    // Issue the next slice's global loads now; they are in flight while this slice is used.
+    if (s + 1 < slices) loadSlice((s + 1) * TILE_K);
+
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      const float4 a0 = *reinterpret_cast<const float4*>(&As[cur][k][ty * 4]);
+      const float4 a1 = *reinterpret_cast<const float4*>(&As[cur][k][TILE_M / 2 + ty * 4]);
+      const float4 b0 = *reinterpret_cast<const float4*>(&Bs[cur][k][tx * 4]);
+      const float4 b1 = *reinterpret_cast<const float4*>(&Bs[cur][k][TILE_N / 2 + tx * 4]);
+      const float a[THREAD_M] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float b[THREAD_N] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+        for (int j = 0; j < THREAD_N; ++j) acc[i][j] += a[i] * b[j];
+    }
+
+    // The other buffer was last read in slice s - 1, and every thread has passed the barrier that
+    // ended it, so it can be overwritten without a second barrier.
+    if (s + 1 < slices) storeSlice(cur ^ 1);
+    __syncthreads();
+  }
+
+#pragma unroll
+  for (int i = 0; i < THREAD_M; ++i) {
+    const int row = blockRow + (i / 4) * (TILE_M / 2) + ty * 4 + i % 4;
+    if (row >= M) continue;
+    float* Crow = C + static_cast<std::int64_t>(row) * N;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int col = blockCol + half * (TILE_N / 2) + tx * 4;
+      const float* v = &acc[i][half * 4];
+      if constexpr (VECTOR_IO) {
+        if (col < N) *reinterpret_cast<float4*>(Crow + col) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (col + j < N) Crow[col + j] = v[j];
+      }
+    }
+  }
+}
+
+// ---- Launcher -----------------------------------------------------------------------------------
+
+namespace {
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+}  // namespace
+
+LaunchConfig matmul_register_tiled(const MatmulArgs& a) {
+  require_valid(a, "matmul_register_tiled");
+  // 256 threads, each computing THREAD_M x THREAD_N elements of a TILE_M x TILE_N tile of C.
+  const dim3 block(THREADS);
+  // One block per tile of C: N columns by M rows, rounded up.
+  const dim3 grid(ceil_div<unsigned>(a.N, TILE_N), ceil_div<unsigned>(a.M, TILE_M));
+  const bool vector_io = a.N % 4 == 0 && a.K % 4 == 0 && aligned16(a.A) && aligned16(a.B) && aligned16(a.C);
+  if (vector_io)
+    RegisterTiledMatrixMulKernel<true><<<grid, block>>>(a.A, a.B, a.C, a.M, a.N, a.K);
+  else
+    RegisterTiledMatrixMulKernel<false><<<grid, block>>>(a.A, a.B, a.C, a.M, a.N, a.K);
+  CUDA_CHECK_LAUNCH();
+  const std::size_t shared = sizeof(float) * 2 * TILE_K * ((TILE_M + A_PAD) + TILE_N);
+  return {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared};
+}
+
+}  // namespace pmpp::ch05

@@ -1,0 +1,97 @@
+// The text's analysis as code: arithmetic intensity per stage (sections 5.1 and 5.4) and how one warp's
+// accesses map onto 32-byte sectors (section 6.1), so that tests can check the numbers and programs
+// can print them next to what they measured.
+#include <cstdint>
+#include <set>
+
+#include "ch05_matmul/matmul.hpp"
+
+namespace pmpp::ch05 {
+
+double flops(int M, int N, int K) { return 2.0 * M * N * K; }
+
+double compulsory_bytes(int M, int N, int K) {
+  return sizeof(float) * (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N);
+}
+
+double naive_op_per_byte() { return 2.0 / (2 * sizeof(float)); }
+
+double tiled_op_per_byte(int tile_width) {
+  const double t = tile_width;
+  return 2 * t * t * t / (2 * t * t * sizeof(float));
+}
+
+double register_tiled_op_per_byte(int tile_m, int tile_n) {
+  return 2.0 * tile_m * tile_n / (sizeof(float) * (static_cast<double>(tile_m) + tile_n));
+}
+
+double memory_bound_gflops(double dram_gb_per_s, double op_per_byte) { return dram_gb_per_s * op_per_byte; }
+
+// ---- Warp footprints --------------------------------------------------------------------------------
+
+std::string WarpAccess::verdict() const {
+  if (used_fraction >= 1.0) return "coalesced";
+  // Lanes share addresses: at least four lanes per distinct float, so the few sectors serve them all.
+  if (4 * distinct_elements * 4 <= 32 * bytes_per_lane) return "broadcast";
+  return "partly coalesced";
+}
+
+WarpAccess warp_access(std::string access, std::string index, int bytes_per_lane,
+                       const std::function<std::int64_t(int lane)>& element_of_lane) {
+  std::set<std::int64_t> words, sectors;
+  for (int lane = 0; lane < 32; ++lane) {
+    const std::int64_t first_byte = element_of_lane(lane) * 4;
+    for (std::int64_t b = first_byte; b < first_byte + bytes_per_lane; b += 4) {
+      words.insert(b / 4);
+      sectors.insert(b / 32);
+    }
+  }
+  WarpAccess w{std::move(access), std::move(index), bytes_per_lane, static_cast<int>(words.size()),
+               static_cast<int>(sectors.size()), 0};
+  w.used_fraction = 4.0 * w.distinct_elements / (32.0 * w.sectors);
+  return w;
+}
+
+// Each function below mirrors its kernel's index arithmetic for warp 0 of block (0, 0) at k = 0.
+
+std::vector<WarpAccess> naive_warp_accesses(int, int N, int K) {
+  const int bx = NAIVE_BLOCK_DIM;  // lanes 0..15 have threadIdx.y = 0, lanes 16..31 have 1
+  return {
+      warp_access("A load", "A[row*K + k]", 4, [&](int l) { return std::int64_t{l / bx} * K; }),
+      warp_access("B load", "B[k*N + col]", 4, [&](int l) { return std::int64_t{l % bx}; }),
+      warp_access("C store", "C[row*N + col]", 4, [&](int l) { return std::int64_t{l / bx} * N + l % bx; }),
+  };
+}
+
+std::vector<WarpAccess> tiled_warp_accesses(int tile, int N, int K) {
+  const int t = tile;  // lane l has threadIdx.x = l % t, threadIdx.y = l / t
+  return {
+      warp_access("A load", "A[row*K + ph*TILE_WIDTH + tx]", 4,
+                  [&](int l) { return std::int64_t{l / t} * K + l % t; }),
+      warp_access("B load", "B[(ph*TILE_WIDTH + ty)*N + col]", 4,
+                  [&](int l) { return std::int64_t{l / t} * N + l % t; }),
+      warp_access("C store", "C[row*N + col]", 4, [&](int l) { return std::int64_t{l / t} * N + l % t; }),
+  };
+}
+
+std::vector<WarpAccess> register_tiled_warp_accesses(int, int N, int K) {
+  using RT = RegisterTiling;
+  const int a_per_row = RT::TILE_K / 4, b_per_row = RT::TILE_N / 4, threads_x = RT::TILE_N / RT::THREAD_N;
+  auto a_first = [&](int l) { return std::int64_t{l / a_per_row} * K + (l % a_per_row) * 4; };
+  auto b_first = [&](int l) { return std::int64_t{l / b_per_row} * N + (l % b_per_row) * 4; };
+  auto c_first = [&](int l) { return std::int64_t{l / threads_x} * 4 * N + (l % threads_x) * 4; };
+  if (N % 4 == 0 && K % 4 == 0)  // the launcher's float4 path (operands from cudaMalloc are aligned)
+    return {
+        warp_access("A load", "float4 A[aRow*K + k0 + aK]", 16, a_first),
+        warp_access("B load", "float4 B[(k0 + bK)*N + bCol]", 16, b_first),
+        warp_access("C store", "float4 C[row*N + col]", 16, c_first),
+    };
+  // Otherwise each float4 becomes four scalar accesses; the first of the four stands for all.
+  return {
+      warp_access("A load", "A[aRow*K + k0 + aK + j], j = 0..3 (scalar: N or K % 4 != 0)", 4, a_first),
+      warp_access("B load", "B[(k0 + bK)*N + bCol + j], j = 0..3 (scalar)", 4, b_first),
+      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+  };
+}
+
+}  // namespace pmpp::ch05

@@ -1,0 +1,211 @@
+/// @file matmul.hpp
+/// @brief Chapter 5, memory architecture and data locality, told through matrix multiplication: the
+/// stage table, the launchers, the cuBLAS baseline, the CPU checker and the text's analysis. Plain C++
+/// (no kernel syntax), so tests and drivers are ordinary .cpp files.
+///
+/// The chapter number is PMPP's (4th ed.): tiled matrix multiplication is the example of chapter 5,
+/// *Memory architecture and data locality*. Its naive kernel comes from section 3.4 and coalescing
+/// from section 6.1; both are gathered here because the chapter's argument needs them.
+///
+/// Conventions shared by every stage:
+/// - `C = A B` with A of M x K, B of K x N and C of M x N, all row-major `float` (the BLAS names;
+///   the text calls the three matrices M, N and P and makes them square, `Width` x `Width`);
+/// - element (row, col) of an R x S matrix X is `X[row * S + col]`, indexed in 64 bits so that a
+///   matrix over 2^31 elements works;
+/// - every size from 1 up to MAX_DIM is allowed; nothing needs to be a multiple of a tile.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pmpp/check.hpp"
+
+struct cublasContext;  // cuBLAS's handle type, declared so that this header needs no CUDA header
+
+namespace pmpp::ch05 {
+
+/// Largest M, N or K: the rows of C go on the grid's y dimension, which holds at most 65535 blocks,
+/// and the shortest block (stage 01's, 16 rows) then covers 65535 * 16 rows.
+inline constexpr int MAX_DIM = 65535 * 16;
+
+/// Stage 01's block: 16 x 16 threads, as in the text.
+inline constexpr int NAIVE_BLOCK_DIM = 16;
+
+/// Stage 03's shape (beyond the text): a block computes a TILE_M x TILE_N tile of C with
+/// (TILE_M / THREAD_M) * (TILE_N / THREAD_N) threads, each holding THREAD_M x THREAD_N results in
+/// registers, stepping through K in slices of TILE_K.
+struct RegisterTiling {
+  static constexpr int TILE_M = 128;
+  static constexpr int TILE_N = 128;
+  static constexpr int TILE_K = 8;
+  static constexpr int THREAD_M = 8;
+  static constexpr int THREAD_N = 8;
+  static constexpr int THREADS = (TILE_M / THREAD_M) * (TILE_N / THREAD_N);
+};
+
+/// A grid or block shape, without pulling CUDA's dim3 into plain C++ files.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// What a launcher actually launched: the programs print it next to the time. A library call
+/// (cuBLAS) chooses its own configuration and reports none (grid.x == 0).
+struct LaunchConfig {
+  Dim3 grid{0, 0, 0}, block{0, 0, 0};
+  std::size_t shared_bytes = 0;
+  bool known() const { return grid.x != 0; }
+  std::string to_string() const;
+};
+
+/// One product `C = A B` in device memory.
+struct MatmulArgs {
+  const float* A = nullptr;  ///< device, M x K
+  const float* B = nullptr;  ///< device, K x N
+  float* C = nullptr;        ///< device, M x N; every element is written
+  int M = 0;
+  int N = 0;
+  int K = 0;
+  int tile = 0;  ///< TILE_WIDTH of stage 02 (16 or 32); 0 means the stage's default
+};
+
+/// Throw std::invalid_argument, naming @p launcher, unless 1 <= M, N, K <= MAX_DIM and the pointers
+/// are set. Every launcher calls it before it launches anything.
+void require_valid(const MatmulArgs& args, const char* launcher);
+
+/// How one warp's 32 lanes touch global memory in one access of a kernel (section 6.1's question).
+struct WarpAccess {
+  std::string access;          ///< "A load", "B load", "C store"
+  std::string index;           ///< the element index as the kernel computes it
+  int bytes_per_lane = 4;      ///< 4 for a float, 16 for a float4
+  int distinct_elements = 0;   ///< different floats the 32 lanes touch
+  int sectors = 0;             ///< different 32-byte sectors: what the memory system must move
+  double used_fraction = 0;    ///< distinct bytes the lanes use / (sectors * 32)
+  /// "coalesced" (every fetched byte is used), "broadcast" (lanes share a few addresses) or
+  /// "partly coalesced".
+  std::string verdict() const;
+};
+
+/// Build a WarpAccess from the element each lane touches (lane 0..31), with 4-byte elements and
+/// matrices starting on a 256-byte boundary (cudaMalloc's guarantee).
+WarpAccess warp_access(std::string access, std::string index, int bytes_per_lane,
+                       const std::function<std::int64_t(int lane)>& element_of_lane);
+
+/// One row of the chapter: everything a driver or a test needs to run a stage.
+struct Stage {
+  const char* id;              ///< "02_tiled": the file name and the program's suffix
+  const char* title;           ///< one line for tables
+  const char* figure;          ///< the text's section and figure this stage mirrors ("PMPP sec. 3.4, Fig 3.11")
+  std::vector<int> tiles;      ///< the TILE_WIDTH values it is compiled for; empty: no choice
+  /// Enqueue the kernel on the default stream; checks the launch; does not synchronize.
+  LaunchConfig (*launch)(const MatmulArgs& args);
+  /// The text's model: floating-point operations per byte loaded from global memory (tile: as in
+  /// MatmulArgs).
+  double (*text_op_per_byte)(int tile);
+  /// The first warp's global accesses in the inner loop and the store, for a problem with N columns
+  /// and K inner elements (alignment depends on them).
+  std::vector<WarpAccess> (*warp_accesses)(int tile, int N, int K);
+  /// Why a measurement on a GPU with large caches differs from the text's model.
+  const char* model_note;
+};
+
+/// Every stage, in the text's order.
+const std::vector<Stage>& stages();
+/// The stage with this id, or nullptr.
+const Stage* find_stage(std::string_view id);
+/// The TILE_WIDTH a stage runs with for @p requested (0: its first, the text's).
+int effective_tile(const Stage& stage, int requested);
+
+// ---- Stage launchers (one per .cu file) -------------------------------------------------------
+
+/// Section 3.4, Fig 3.11 (01_naive.cu): one thread per element of C, 16 x 16 blocks.
+/// @pre require_valid(args). @see matmul_tiled (next stage)
+LaunchConfig matmul_naive(const MatmulArgs& args);
+/// Sections 5.4-5.5, Fig 5.9 with the boundary checks of Fig 5.13 (02_tiled.cu): TILE_WIDTH x
+/// TILE_WIDTH tiles of A and B in shared memory, one element of C per thread.
+/// @pre require_valid(args); args.tile is 0, 16 or 32. @see matmul_naive (previous),
+/// matmul_register_tiled (next)
+LaunchConfig matmul_tiled(const MatmulArgs& args);
+/// Beyond the text (03_register_tiled.cu): 2D thread coarsening, RegisterTiling's shape, float4
+/// global loads where N % 4 == K % 4 == 0 and the operands are 16-byte aligned.
+/// @pre require_valid(args). @see matmul_tiled (previous), CublasSgemm (the baseline)
+LaunchConfig matmul_register_tiled(const MatmulArgs& args);
+
+// ---- Library baseline (cublas_sgemm.cpp) ------------------------------------------------------
+
+/// cuBLAS SGEMM on the same row-major operands, in plain fp32: the math mode is CUBLAS_DEFAULT_MATH,
+/// so no TF32 tensor-core shortcut is taken. Owns its handle (create once, reuse for every call).
+class CublasSgemm {
+ public:
+  CublasSgemm();
+  ~CublasSgemm();
+  CublasSgemm(const CublasSgemm&) = delete;
+  CublasSgemm& operator=(const CublasSgemm&) = delete;
+  /// Enqueue C = A B on the default stream. cuBLAS is column-major: a row-major M x N matrix is a
+  /// column-major N x M one, so it computes C^T = B^T A^T by passing B first.
+  LaunchConfig launch(const MatmulArgs& args) const;
+
+ private:
+  cublasContext* handle_ = nullptr;
+};
+
+// ---- CPU checker (reference.cpp) --------------------------------------------------------------
+
+/// Entries of C computed on the CPU in double, with what is needed to bound float rounding.
+struct Reference {
+  std::vector<std::int64_t> index;  ///< flat index row * N + col of each checked entry, ascending
+  std::vector<double> value;        ///< sum_k A[row][k] * B[k][col]
+  std::vector<double> magnitude;    ///< sum_k |A[row][k] * B[k][col]|
+};
+
+/// Every entry of C, rows spread over the CPU's cores.
+Reference matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K);
+/// Only the entries listed in @p entries (flat indices, ascending): for products too large to
+/// check whole on a CPU.
+Reference matmul_reference(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K,
+                           const std::vector<std::int64_t>& entries);
+/// The sample the programs check at large sizes: the whole of rows 0, M/2 and M-1, the whole of
+/// columns 0, N/2 and N-1, and @p random_count entries drawn with @p seed; ascending, no repeats.
+std::vector<std::int64_t> sample_entries(int M, int N, int random_count, std::uint64_t seed);
+
+/// u = 2^-24, the unit roundoff of float.
+inline constexpr double FLOAT_UNIT_ROUNDOFF = 1.0 / 16777216.0;
+/// Bound on |float result - exact| for one entry of C: any order of summing K float products,
+/// with or without fused multiply-add, errs by at most gamma_{K+1} * sum_k |a_k b_k|, where
+/// gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1).
+double float_error_bound(int K, double magnitude);
+/// Compare C (all M x N entries, as copied back) with the reference at its entries. @p exact demands
+/// bit-for-bit equality; otherwise each entry gets its own float_error_bound. NaN never passes.
+/// Indices in the result are flat indices into C.
+CheckResult check_against(const std::vector<float>& C, const Reference& reference, int K, bool exact);
+
+// ---- The text's analysis (analysis.cpp) --------------------------------------------------------
+
+/// 2 M N K: one multiply and one add per term of every dot product.
+double flops(int M, int N, int K);
+/// Bytes a perfect kernel must move through DRAM: read A and B once, write C once.
+double compulsory_bytes(int M, int N, int K);
+
+/// Section 5.1: each step of the dot product loads one float of A and one of B (8 bytes) for one
+/// multiply and one add: 2 / 8 = 0.25 OP/B (the source's "1:1 operations to memory accesses").
+double naive_op_per_byte();
+/// Section 5.4: a TILE_WIDTH^2 block loads 2 TILE_WIDTH^2 floats per phase and performs
+/// 2 TILE_WIDTH^3 operations with them: TILE_WIDTH / 4 OP/B.
+double tiled_op_per_byte(int tile_width);
+/// Stage 03: per slice of K, a block loads TILE_M + TILE_N floats for every k and performs
+/// 2 TILE_M TILE_N operations: TILE_M TILE_N / (2 (TILE_M + TILE_N)) OP/B.
+double register_tiled_op_per_byte(int tile_m, int tile_n);
+/// The text's bound for a kernel whose every load goes to DRAM: bandwidth x intensity, in GFLOP/s.
+double memory_bound_gflops(double dram_gb_per_s, double op_per_byte);
+
+/// Stage 01's warp (block 16 x 16: lanes 0-15 in row 0, 16-31 in row 1): A, B and C accesses.
+std::vector<WarpAccess> naive_warp_accesses(int tile, int N, int K);
+/// Stage 02's warp in the loads of phase 0 and the store.
+std::vector<WarpAccess> tiled_warp_accesses(int tile, int N, int K);
+/// Stage 03's warp: float4 loads of the A and B slices, float4 stores of C.
+std::vector<WarpAccess> register_tiled_warp_accesses(int tile, int N, int K);
+
+}  // namespace pmpp::ch05

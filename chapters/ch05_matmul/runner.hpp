@@ -1,0 +1,95 @@
+/// @file runner.hpp
+/// @brief What every chapter-5 program does: options, the text's analysis, inputs, the checked run and
+/// the timed run of each stage next to cuBLAS. The stage programs and the side-by-side program share it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ch05_matmul/matmul.hpp"
+#include "pmpp/check.hpp"
+#include "pmpp/cli.hpp"
+#include "pmpp/device_info.hpp"
+#include "pmpp/report.hpp"
+#include "pmpp/timing.hpp"
+
+namespace pmpp::ch05 {
+
+struct Options {
+  int m = 4096;
+  int n = 4096;
+  int k = 4096;
+  int tile = 0;  ///< TILE_WIDTH of stage 02; 0: every one it is compiled for
+  std::uint64_t seed = 1;
+  int repetitions = 20;
+  bool exact = false;  ///< small integers: results must match the reference bit for bit
+  bool analysis_only = false;
+  std::string json;  ///< if set, write the tables here
+};
+
+/// Register the options every chapter-5 program takes.
+void add_options(Cli& cli, Options& options);
+/// Reject what the ranges cannot express (a TILE_WIDTH that is not compiled, a matrix too large).
+void validate(const Options& options);
+
+/// Products of at most this many multiply-adds are checked whole on the CPU; larger ones on a sample
+/// (sample_entries) with this many random entries besides its whole rows and columns.
+inline constexpr double FULL_CHECK_MAX_MACS = 1073741824.0;  // 2^30: 1024^3
+inline constexpr int SAMPLE_RANDOM_ENTRIES = 4096;
+
+/// One thing to measure: a stage at one TILE_WIDTH, or the cuBLAS baseline (stage == nullptr).
+struct Contender {
+  std::string name;
+  const Stage* stage;
+  int tile;
+  std::function<LaunchConfig(const MatmulArgs&)> launch;
+};
+/// Each stage of @p list at each TILE_WIDTH it has (or only @p tile_option, if set), then cuBLAS.
+std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm& cublas);
+
+/// Inputs, reference and device buffers for one problem, made once and shared by every contender.
+class Problem {
+ public:
+  explicit Problem(const Options& options);
+  ~Problem();
+  /// Two lines: sizes and inputs; what is checked and with which tolerance.
+  std::string describe() const;
+  /// Run @p who once on poisoned output and compare with the CPU reference.
+  CheckResult check(const Contender& who);
+  /// Time @p who (the launch only); @p config receives the launch configuration it used.
+  Timing time(const Contender& who, KernelTimer& timer, LaunchConfig& config);
+
+ private:
+  struct Device;
+  Options options_;
+  std::vector<float> A_, B_;
+  Reference reference_;
+  bool sampled_ = false;
+  std::unique_ptr<Device> device_;
+  MatmulArgs args(int tile) const;
+};
+
+struct Measurement {
+  const Contender* who;
+  LaunchConfig config;
+  Timing timing;
+  bool passed;
+};
+/// The measured results as one table; "% cuBLAS" uses the cuBLAS row, speed-up the first row.
+Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
+/// The text's intensity model for each stage (section 5.1, 5.4) at the options' sizes.
+Table intensity_table(const std::vector<const Stage*>& list, const Options& options);
+/// Section 6.1: how the first warp of each stage touches global memory at the options' N and K.
+Table coalescing_table(const std::vector<const Stage*>& list, const Options& options);
+/// "NVIDIA H200 (cc 9.0, 132 SMs, 60 MiB L2, peak DRAM 4814 GB/s)"
+std::string describe(const DeviceInfo& device);
+
+/// The whole program: options, the analysis, and on a GPU the checked and timed runs of @p list and
+/// of cuBLAS. Returns the exit status (program.hpp).
+int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
+                int argc, char** argv);
+
+}  // namespace pmpp::ch05

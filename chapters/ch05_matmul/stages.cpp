@@ -1,0 +1,59 @@
+// The chapter's stage table: drivers and tests iterate over it, so adding a stage is one row here.
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "ch05_matmul/matmul.hpp"
+
+namespace pmpp::ch05 {
+
+std::string LaunchConfig::to_string() const {
+  if (!known()) return "chosen by the library";
+  std::ostringstream s;
+  s << "grid (" << grid.x << ", " << grid.y << ", " << grid.z << ") block (" << block.x << ", " << block.y << ", "
+    << block.z << ") shared " << shared_bytes << " B";
+  return s.str();
+}
+
+void require_valid(const MatmulArgs& a, const char* launcher) {
+  auto in_range = [](int v) { return v >= 1 && v <= MAX_DIM; };
+  if (!in_range(a.M) || !in_range(a.N) || !in_range(a.K))
+    throw std::invalid_argument(std::string(launcher) + ": M, N and K must be in [1, " + std::to_string(MAX_DIM) +
+                                "], got M=" + std::to_string(a.M) + " N=" + std::to_string(a.N) +
+                                " K=" + std::to_string(a.K));
+  if (a.A == nullptr || a.B == nullptr || a.C == nullptr)
+    throw std::invalid_argument(std::string(launcher) + ": A, B and C must be device pointers, got a null one");
+}
+
+namespace {
+const std::vector<Stage> kStages = {
+    {"01_naive", "one thread per element of C", "PMPP sec. 3.4, Fig 3.11", {}, matmul_naive,
+     [](int) { return naive_op_per_byte(); }, naive_warp_accesses,
+     "the model counts every load as global traffic, but a warp's A loads are broadcasts and L1/L2 serve "
+     "the K-fold re-reads of each row and column"},
+    {"02_tiled", "shared-memory tiles, one output per thread", "PMPP sec. 5.4-5.5, Fig 5.9 and 5.13", {16, 32},
+     matmul_tiled, [](int tile) { return tiled_op_per_byte(tile); }, tiled_warp_accesses,
+     "each tile of A and B is loaded once per block; the K/TILE_WIDTH re-reads of a tile by other blocks "
+     "mostly hit L2"},
+    {"03_register_tiled", "128x128 tiles, 8x8 outputs per thread in registers, float4 loads, double-buffered",
+     "beyond PMPP: sec. 6.3's thread coarsening in two dimensions", {}, matmul_register_tiled,
+     [](int) { return register_tiled_op_per_byte(RegisterTiling::TILE_M, RegisterTiling::TILE_N); },
+     register_tiled_warp_accesses,
+     "global traffic is now small; shared-memory reads and FFMA issue bound the kernel"},
+};
+}  // namespace
+
+const std::vector<Stage>& stages() { return kStages; }
+
+const Stage* find_stage(std::string_view id) {
+  for (const auto& s : kStages)
+    if (id == s.id) return &s;
+  return nullptr;
+}
+
+int effective_tile(const Stage& stage, int requested) {
+  if (stage.tiles.empty()) return 0;
+  return requested != 0 ? requested : stage.tiles.front();
+}
+
+}  // namespace pmpp::ch05

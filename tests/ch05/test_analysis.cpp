@@ -1,0 +1,106 @@
+// The text's analysis (sections 5.1, 5.4, 6.1), computed by the code the programs print it with.
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include "ch05_matmul/matmul.hpp"
+
+using Catch::Approx;
+using namespace pmpp::ch05;
+
+TEST_CASE("naive kernel: one multiply-add per two 4-byte loads, 0.25 OP/B", "[analysis]") {
+  CHECK(naive_op_per_byte() == 0.25);
+}
+
+TEST_CASE("tiled kernel: TILE_WIDTH / 4 OP/B", "[analysis]") {
+  CHECK(tiled_op_per_byte(1) == naive_op_per_byte());  // a 1 x 1 tile is the naive kernel
+  CHECK(tiled_op_per_byte(16) == 4.0);                  // the text's 16 x 16 tiles: 16 times fewer loads
+  CHECK(tiled_op_per_byte(32) == 8.0);
+}
+
+TEST_CASE("the text's bandwidth argument: intensity times DRAM bandwidth", "[analysis]") {
+  // Sections 5.1 and 5.4 with the A100's 1555 GB/s: 389 GFLOP/s naive, 6220 GFLOP/s with 16 x 16 tiles.
+  CHECK(memory_bound_gflops(1555, naive_op_per_byte()) == Approx(388.75));
+  CHECK(memory_bound_gflops(1555, tiled_op_per_byte(16)) == Approx(6220));
+}
+
+TEST_CASE("register tiling: TILE_M TILE_N / (2 (TILE_M + TILE_N)) OP/B", "[analysis]") {
+  CHECK(register_tiled_op_per_byte(128, 128) == 32.0);
+  CHECK(register_tiled_op_per_byte(16, 16) == tiled_op_per_byte(16));  // square tiles: same as section 5.4
+  CHECK(register_tiled_op_per_byte(128, 64) == Approx(128.0 * 64 / (2 * 192)));
+}
+
+TEST_CASE("flops and compulsory bytes", "[analysis]") {
+  CHECK(flops(2, 3, 4) == 48);
+  CHECK(flops(4096, 4096, 4096) == 2.0 * 4096 * 4096 * 4096);  // no 32-bit overflow
+  CHECK(compulsory_bytes(2, 3, 4) == 4.0 * (8 + 12 + 6));
+}
+
+namespace {
+const WarpAccess& find(const std::vector<WarpAccess>& v, const std::string& access) {
+  for (const auto& w : v)
+    if (w.access == access) return w;
+  FAIL("no access " << access);
+  return v.front();
+}
+}  // namespace
+
+TEST_CASE("naive warp: B and C coalesce, A is a broadcast (two rows of 16 lanes)", "[analysis][coalescing]") {
+  const auto w = naive_warp_accesses(0, 4096, 4096);
+  const auto& a = find(w, "A load");
+  CHECK(a.distinct_elements == 2);
+  CHECK(a.sectors == 2);
+  CHECK(a.verdict() == "broadcast");
+  const auto& b = find(w, "B load");
+  CHECK(b.distinct_elements == 16);  // both rows of the warp read the same 16 floats of B
+  CHECK(b.sectors == 2);
+  CHECK(b.verdict() == "coalesced");
+  const auto& c = find(w, "C store");
+  CHECK(c.distinct_elements == 32);
+  CHECK(c.sectors == 4);
+  CHECK(c.verdict() == "coalesced");
+}
+
+TEST_CASE("tiled warp: both loads coalesce for either TILE_WIDTH", "[analysis][coalescing]") {
+  for (int tile : {16, 32}) {
+    INFO("TILE_WIDTH " << tile);
+    for (const auto& w : tiled_warp_accesses(tile, 4096, 4096)) {
+      INFO(w.access);
+      CHECK(w.distinct_elements == 32);
+      CHECK(w.sectors == 4);
+      CHECK(w.used_fraction == 1.0);
+    }
+  }
+}
+
+TEST_CASE("tiled warp: an odd K misaligns the second row of A", "[analysis][coalescing]") {
+  // Row 1 of A starts at byte 4 * 4097, so its 64 bytes span three sectors: 5 sectors for 4 sectors' data.
+  const auto& a = find(tiled_warp_accesses(16, 4096, 4097), "A load");
+  CHECK(a.sectors == 5);
+  CHECK(a.used_fraction == Approx(0.8));
+  CHECK(a.verdict() == "partly coalesced");
+}
+
+TEST_CASE("register-tiled warp: float4 accesses use every byte of 16 sectors", "[analysis][coalescing]") {
+  for (const auto& w : register_tiled_warp_accesses(0, 4096, 4096)) {
+    INFO(w.access);
+    CHECK(w.bytes_per_lane == 16);
+    CHECK(w.distinct_elements == 128);
+    CHECK(w.sectors == 16);
+    CHECK(w.verdict() == "coalesced");
+  }
+}
+
+TEST_CASE("warp_access counts sectors and shared addresses", "[analysis][coalescing]") {
+  CHECK(warp_access("x", "", 4, [](int) { return std::int64_t{0}; }).sectors == 1);
+  CHECK(warp_access("x", "", 4, [](int l) { return std::int64_t{l} * 8; }).sectors == 32);  // stride 32 B
+  CHECK(warp_access("x", "", 4, [](int l) { return std::int64_t{l} * 8; }).used_fraction == Approx(0.125));
+  CHECK(warp_access("x", "", 4, [](int l) { return std::int64_t{l} * 8; }).verdict() == "partly coalesced");
+}
+
+TEST_CASE("register-tiled warp: the scalar path when N or K is not a multiple of 4", "[analysis][coalescing]") {
+  for (const auto& w : register_tiled_warp_accesses(0, 45, 33)) {
+    INFO(w.access);
+    CHECK(w.bytes_per_lane == 4);
+    CHECK(w.index.find("scalar") != std::string::npos);
+  }
+}

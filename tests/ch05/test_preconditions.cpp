@@ -1,0 +1,49 @@
+// Launchers check their preconditions on the host, before any CUDA call, so this needs no GPU.
+#include <catch2/catch_test_macros.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ch05_matmul/matmul.hpp"
+
+using namespace pmpp::ch05;
+
+namespace {
+float not_device_memory[4];  // never dereferenced: every call below must throw before launching
+float* const p = not_device_memory;
+}  // namespace
+
+TEST_CASE("every launcher rejects sizes outside [1, MAX_DIM] and null pointers", "[preconditions]") {
+  for (const auto& s : stages()) {
+    INFO(s.id);
+    CHECK_THROWS_AS(s.launch({p, p, p, 0, 4, 4, 0}), std::invalid_argument);
+    CHECK_THROWS_AS(s.launch({p, p, p, 4, -1, 4, 0}), std::invalid_argument);
+    CHECK_THROWS_AS(s.launch({p, p, p, 4, 4, MAX_DIM + 1, 0}), std::invalid_argument);
+    CHECK_THROWS_AS(s.launch({nullptr, p, p, 2, 2, 2, 0}), std::invalid_argument);
+    CHECK_THROWS_AS(s.launch({p, p, nullptr, 2, 2, 2, 0}), std::invalid_argument);
+  }
+}
+
+TEST_CASE("the tiled stage rejects a TILE_WIDTH it is not compiled for", "[preconditions]") {
+  CHECK_THROWS_AS(matmul_tiled({p, p, p, 2, 2, 2, 24}), std::invalid_argument);
+  CHECK_THROWS_AS(matmul_tiled({p, p, p, 2, 2, 2, 8}), std::invalid_argument);
+}
+
+TEST_CASE("MAX_DIM rows fit the grid's y limit for every stage's block height", "[preconditions]") {
+  CHECK((MAX_DIM + NAIVE_BLOCK_DIM - 1) / NAIVE_BLOCK_DIM <= 65535);
+  for (const auto& s : stages())
+    for (int tile : s.tiles) CHECK((MAX_DIM + tile - 1) / tile <= 65535);
+  CHECK((MAX_DIM + RegisterTiling::TILE_M - 1) / RegisterTiling::TILE_M <= 65535);
+}
+
+TEST_CASE("the stage table lists the text's stages in order", "[preconditions]") {
+  REQUIRE(stages().size() == 3);
+  CHECK(std::string(stages()[0].id) == "01_naive");
+  CHECK(std::string(stages()[1].id) == "02_tiled");
+  CHECK(stages()[1].tiles == std::vector<int>{16, 32});
+  CHECK(find_stage("03_register_tiled") == &stages()[2]);
+  CHECK(find_stage("04_nothing") == nullptr);
+  CHECK(effective_tile(stages()[1], 0) == 16);
+  CHECK(effective_tile(stages()[1], 32) == 32);
+  CHECK(effective_tile(stages()[0], 32) == 0);
+}

@@ -1,0 +1,88 @@
+// Every chapter-5 stage (every TILE_WIDTH) against the CPU reference over awkward, non-square sizes.
+#include <catch2/catch_test_macros.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "ch05_matmul/matmul.hpp"
+#include "gpu_test.hpp"
+#include "pmpp/check.hpp"
+#include "pmpp/random.hpp"
+#include "stage_runner.hpp"
+
+using namespace pmpp::ch05;
+
+namespace {
+struct Shape {
+  int M, N, K;
+};
+// 1x1x1 and 1xKx1 (a single dot product, K not a multiple of any tile); 31/32/33 around a warp and
+// the 32 tile; 15/16/17 around the 16 tile; 127/128/129 around stage 03's 128 x 128 tile and K slices
+// of 8; primes; one dimension 1 with the others large; N and K multiples of 4 (stage 03's float4
+// path) with partial tiles; odd N or K (its scalar path).
+const std::vector<Shape> kShapes{
+    {1, 1, 1},     {1, 1, 257},    {1, 1, 1000},  {31, 31, 31},   {32, 32, 32},   {33, 33, 33},
+    {33, 17, 65},  {33, 65, 17},   {15, 17, 16},  {17, 15, 31},   {127, 129, 128}, {128, 128, 128},
+    {129, 127, 8}, {97, 89, 83},   {131, 257, 7}, {1, 300, 5},    {300, 1, 5},    {200, 3, 513},
+    {64, 132, 36}, {130, 260, 20}, {129, 131, 37}, {256, 260, 264}, {2, 1031, 3}, {1031, 2, 9}};
+
+void check_every_variant(bool exact, std::uint64_t seed, std::size_t offset = 0) {
+  for (const auto& v : ch05_test::every_variant())
+    for (const Shape& s : kShapes) {
+      DYNAMIC_SECTION(v.name << " " << s.M << "x" << s.N << "x" << s.K << (offset ? " misaligned" : "")) {
+        const std::size_t a_size = static_cast<std::size_t>(s.M) * s.K, b_size = static_cast<std::size_t>(s.K) * s.N;
+        const auto A = exact ? pmpp::random_small_ints(a_size, seed) : pmpp::random_floats(a_size, seed);
+        const auto B = exact ? pmpp::random_small_ints(b_size, seed + 1) : pmpp::random_floats(b_size, seed + 1);
+        const Reference want = matmul_reference(A, B, s.M, s.N, s.K);
+        const auto got = ch05_test::run(v.launch, A, B, s.M, s.N, s.K, v.tile, offset);
+        const auto result = check_against(got, want, s.K, exact);
+        INFO(result.summary());
+        CHECK(result.ok());
+        CHECK(result.checked == static_cast<std::size_t>(s.M) * s.N);
+      }
+    }
+}
+}  // namespace
+
+TEST_CASE("every stage is bit-exact on small integers", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  check_every_variant(true, 11);
+}
+
+TEST_CASE("every stage is within the float rounding bound on random floats", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  // Bound per entry: gamma(K+1) * sum_k |a_k b_k| (float_error_bound), the worst case for any order
+  // of summation; the exact test above is the one that catches a single wrong term.
+  check_every_variant(false, 23);
+}
+
+TEST_CASE("every stage works on operands that are not 16-byte aligned", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  // One float in: stage 03 must leave its float4 path even where N and K are multiples of 4.
+  check_every_variant(true, 31, 1);
+}
+
+TEST_CASE("one-hot operands reveal swapped or transposed indexing", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  // A has a single 1 at (3, 5) and B a single 1 at (5, 7): C must have a single 1 at (3, 7).
+  const int M = 10, N = 12, K = 9;
+  std::vector<float> A(static_cast<std::size_t>(M) * K, 0.0f), B(static_cast<std::size_t>(K) * N, 0.0f);
+  A[3 * K + 5] = 1.0f;
+  B[5 * N + 7] = 1.0f;
+  std::vector<float> want(static_cast<std::size_t>(M) * N, 0.0f);
+  want[3 * N + 7] = 1.0f;
+  for (const auto& v : ch05_test::every_variant()) {
+    INFO(v.name);
+    CHECK(ch05_test::run(v.launch, A, B, M, N, K, v.tile) == want);
+  }
+}
+
+TEST_CASE("running a stage twice gives the same result", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  const int M = 70, N = 90, K = 50;
+  const auto A = pmpp::random_floats(static_cast<std::size_t>(M) * K, 5);
+  const auto B = pmpp::random_floats(static_cast<std::size_t>(K) * N, 6);
+  for (const auto& v : ch05_test::every_variant()) {
+    INFO(v.name);
+    CHECK(ch05_test::run(v.launch, A, B, M, N, K, v.tile) == ch05_test::run(v.launch, A, B, M, N, K, v.tile));
+  }
+}
