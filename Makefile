@@ -32,7 +32,7 @@ docs: configure
 	@scripts/install-dependencies --docs
 	cmake --build $(BUILD) --target docs
 
-grade: build
+grade: configure
 	scripts/grade --build-dir $(BUILD)
 
 clean:
