@@ -9,12 +9,14 @@
 #   SMOKE_ARGS <arg>...   small-size arguments with which every stage program and the side-by-side
 #                         program run once as a test (label "program"); other programs register
 #                         their own with pmpp_add_program_test)
+#   SANITIZER_ARGS <arg>... arguments for the compute-sanitizer runs of the same programs (default:
+#                         SMOKE_ARGS); instrumented runs are 10-100x slower, so keep them tiny
 #
 # Builds (chNN = the name's prefix): library pmpp_<name>; programs chNN_<id>, <name> (side by side) and
 # chNN_<program>; tests chNN_host_tests and chNN_gpu_tests from tests/chNN/; CTest entries for every test case and every program.
 function(pmpp_add_chapter name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS")
+    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS;SANITIZER_ARGS")
   set(lib pmpp_${name})
   string(REGEX MATCH "^ch[0-9]+" prefix ${name})   # ch07_convolution -> ch07: programs ch07_01_basic, ...
 
@@ -65,6 +67,15 @@ function(pmpp_add_chapter name)
   # Every program once on a small input: exit 0 on a GPU, 77 ("no GPU") is reported as skipped.
   foreach(exe IN LISTS programs)
     pmpp_add_program_test(${exe}.runs ${exe} ${ARG_SMOKE_ARGS})
+  endforeach()
+  # The same programs are run under compute-sanitizer by cmake/Sanitizer.cmake, once every chapter
+  # has been added: remember them with their arguments.
+  if(NOT DEFINED ARG_SANITIZER_ARGS)
+    set(ARG_SANITIZER_ARGS ${ARG_SMOKE_ARGS})
+  endif()
+  foreach(exe IN LISTS programs)
+    set_property(TARGET ${exe} PROPERTY PMPP_SANITIZER_ARGS ${ARG_SANITIZER_ARGS})
+    set_property(GLOBAL APPEND PROPERTY PMPP_STAGE_PROGRAMS ${exe})
   endforeach()
 endfunction()
 
