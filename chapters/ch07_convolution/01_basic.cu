@@ -21,6 +21,7 @@ namespace pmpp::ch07 {
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
+//! [kernel]
 __global__ void convolution_2D_basic_kernel(const float* __restrict__ N, const float* __restrict__ F,
                                             float* __restrict__ P, int r, int width, int height) {
   const int outCol = blockIdx.x * blockDim.x + threadIdx.x;
@@ -42,9 +43,11 @@ __global__ void convolution_2D_basic_kernel(const float* __restrict__ N, const f
   }
   P[static_cast<long long>(outRow) * width + outCol] = Pvalue;
 }
+//! [kernel]
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
+//! [launcher]
 LaunchConfig convolution_2D_basic(const Conv2dArgs& a) {
   // One thread per output pixel; 32 x 32 = 1024 threads, the most a block may have, with threadIdx.x
   // along a row so that a warp reads 32 consecutive pixels (coalesced).
@@ -54,7 +57,9 @@ LaunchConfig convolution_2D_basic(const Conv2dArgs& a) {
   CUDA_CHECK_LAUNCH();
   return {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, 0};
 }
+//! [launcher]
 
+//! [round_trip]
 void convolution_2D_basic_round_trip(const float* in, const float* filter, float* out, int width, int height,
                                      int radius) {
   const size_t image_bytes = sizeof(float) * static_cast<size_t>(width) * height;
@@ -79,5 +84,6 @@ void convolution_2D_basic_round_trip(const float* in, const float* filter, float
   // Written out like this, any failing check above leaks the three buffers: the reason every other
   // stage uses pmpp::DeviceBuffer.
 }
+//! [round_trip]
 
 }  // namespace pmpp::ch07

@@ -15,18 +15,27 @@ double basic_op_per_byte(int) { return 2.0 / 8.0; }
 
 double constant_memory_op_per_byte(int) { return 2.0 / 4.0; }
 
+//! [tiled_op_per_byte]
 double tiled_op_per_byte(int in_tile_dim, int radius) {
   const double out_tile = in_tile_dim - 2.0 * radius;
   if (out_tile <= 0) return 0;  // the tile is all halo: no output at all
   const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
   return out_tile * out_tile * taps * 2.0 / (static_cast<double>(in_tile_dim) * in_tile_dim * 4.0);
 }
+//! [tiled_op_per_byte]
 
 double tiled_op_per_byte_bound(int radius) {
   return static_cast<double>(filter_dim(radius)) * filter_dim(radius) / 2.0;
 }
 
 double cached_halo_op_per_byte(int radius) { return tiled_op_per_byte_bound(radius); }
+
+double register_tiled_op_per_byte(int radius) {
+  const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
+  const double outputs = static_cast<double>(REGISTER_TILED_OUT_W) * REGISTER_TILED_OUT_H;
+  const double loaded = (REGISTER_TILED_OUT_W + 2.0 * register_tiled_pad(radius)) * (REGISTER_TILED_OUT_H + 2.0 * radius);
+  return outputs * taps * 2.0 / (loaded * 4.0);
+}
 
 std::vector<int> fig_7_14_tiles() { return {8, 16, 32, 64}; }
 

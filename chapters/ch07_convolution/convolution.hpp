@@ -44,7 +44,7 @@ struct Conv2dArgs {
   int width = 0;
   int height = 0;
   int radius = 0;
-  int tile = 0;                   ///< input-tile side for the tiled stages; 0 means the stage's default
+  int tile = 0;                   ///< stage 03's input tile (8, 16 or 32; 0: 32); other stages ignore it
 };
 
 /// One row of the chapter: everything a driver or a test needs to run a stage.
@@ -78,6 +78,63 @@ LaunchConfig convolution_2D_basic(const Conv2dArgs& args);
 void convolution_2D_basic_round_trip(const float* in, const float* filter, float* out, int width, int height,
                                      int radius);
 
+// Stages 02-05 read the filter from `__constant__` memory. A `__constant__` variable belongs to its
+// translation unit (the library is built without relocatable device code), so each stage file has its
+// own copy and its own upload function; call it before the launch. Each launcher throws
+// std::invalid_argument for a radius outside 1..MAX_FILTER_RADIUS (and 03 for a tile with no output).
+
+/// Fig 7.9 (02_constant_memory.cu): copy the (2r+1)^2 host values to that stage's constant memory.
+void convolution_2D_const_mem_upload_filter(const float* host_filter, int radius);
+/// Fig 7.9: stage 01 with the filter in constant memory and FILTER_RADIUS a compile-time constant.
+LaunchConfig convolution_2D_const_mem(const Conv2dArgs& args);
+
+/// Fig 7.12 (03_tiled_halo.cu): the filter upload for that stage.
+void convolution_tiled_2D_const_mem_upload_filter(const float* host_filter, int radius);
+/// Fig 7.12: blocks the size of the input tile (Conv2dArgs::tile, one of tiled_in_tile_dims()).
+LaunchConfig convolution_tiled_2D_const_mem(const Conv2dArgs& args);
+
+/// Fig 7.15 (04_cached_halo.cu): the filter upload for that stage.
+void convolution_cached_tiled_2D_const_mem_upload_filter(const float* host_filter, int radius);
+/// Fig 7.15: blocks the size of the output tile; halo cells come from global memory (L1/L2).
+LaunchConfig convolution_cached_tiled_2D_const_mem(const Conv2dArgs& args);
+
+/// Beyond the text (05_register_tiled.cu): the filter upload for that stage.
+void convolution_2D_register_tiled_upload_filter(const float* host_filter, int radius);
+/// Beyond the text: each thread computes a 4-wide, REGISTER_TILED_COARSE_Y-tall patch of outputs from a
+/// shared-memory tile loaded with 16-byte loads (scalar loads when rows are not 16-byte aligned);
+/// each block walks down REGISTER_TILED_TILES_PER_BLOCK tiles, loading the next while computing one.
+LaunchConfig convolution_2D_register_tiled(const Conv2dArgs& args);
+
+// ---- Tile geometry of the tiled stages --------------------------------------------------------
+
+/// Stage 03's input tile when Conv2dArgs::tile is 0: the text's 32 x 32, the largest square block.
+inline constexpr int DEFAULT_IN_TILE_DIM = 32;
+/// The input tiles stage 03 is compiled for (IN_TILE_DIM is a compile-time constant, as in the text).
+std::vector<int> tiled_in_tile_dims();
+/// Why stage 03 cannot run with input tile @p in_tile_dim (0: the default) and @p radius on an image
+/// @p height rows tall, as one sentence; empty if it can. Programs turn it into a usage error, the
+/// launcher into std::invalid_argument.
+std::string tiled_tile_error(int in_tile_dim, int radius, int height);
+
+// Stage 05's tiling was measured, not guessed: of nine tilings timed at 8192 x 8192 on an H200 (4 or 8
+// outputs per thread down a column, 128 or 256 threads, 2 to 16 tiles per block), 16 x 8 threads of
+// 4 x 4 outputs and 4 tiles per block was the fastest over radii 1 to 4. More outputs per thread
+// saves shared-memory loads but costs registers, hence resident warps, which hide the DRAM latency.
+
+/// Stage 05: outputs per thread along a row (one float4) and down a column.
+inline constexpr int REGISTER_TILED_COARSE_X = 4;
+inline constexpr int REGISTER_TILED_COARSE_Y = 4;
+/// Stage 05: threads per block along x and y.
+inline constexpr int REGISTER_TILED_BLOCK_X = 16;
+inline constexpr int REGISTER_TILED_BLOCK_Y = 8;
+/// Stage 05's output tile: what a block computes at a time.
+inline constexpr int REGISTER_TILED_OUT_W = REGISTER_TILED_BLOCK_X * REGISTER_TILED_COARSE_X;
+inline constexpr int REGISTER_TILED_OUT_H = REGISTER_TILED_BLOCK_Y * REGISTER_TILED_COARSE_Y;
+/// Stage 05: output tiles a block computes one below the other, prefetching each next one.
+inline constexpr int REGISTER_TILED_TILES_PER_BLOCK = 4;
+/// Stage 05 loads r columns of halo rounded up to whole float4s, so every tile row starts 16-byte aligned.
+constexpr int register_tiled_pad(int radius) { return (radius + 3) / 4 * 4; }
+
 // ---- CPU reference (reference.cpp) ------------------------------------------------------------
 
 /// The checker: the definition above, accumulated in double, rows spread over the CPU's cores.
@@ -109,6 +166,9 @@ double tiled_op_per_byte_bound(int radius);
 /// Section 7.5: each block loads only its output tile (halo reads hit the caches):
 /// (2r+1)^2 * 2 operations per 4 bytes.
 double cached_halo_op_per_byte(int radius);
+/// Stage 05 in the text's model: a block loads its (OUT_W + 2 pad) x (OUT_H + 2r) input tile once and
+/// computes its OUT_W x OUT_H outputs from it.
+double register_tiled_op_per_byte(int radius);
 
 /// The text's Fig 7.14 as a table: OP/B of the tiled kernel for input tiles 8..32 and the bound,
 /// for the filter sizes the figure shows (and more).

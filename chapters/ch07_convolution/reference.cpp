@@ -31,6 +31,7 @@ std::vector<float> convolution_2D_reference(const std::vector<float>& in, const 
   return out;
 }
 
+//! [reference_1d]
 std::vector<double> convolution_1D_reference(const std::vector<double>& x, const std::vector<double>& f) {
   const std::int64_t n = static_cast<std::int64_t>(x.size());
   const std::int64_t r = static_cast<std::int64_t>(f.size() / 2);
@@ -42,6 +43,7 @@ std::vector<double> convolution_1D_reference(const std::vector<double>& x, const
     }
   return y;
 }
+//! [reference_1d]
 
 double float_error_bound(const std::vector<float>& filter, float max_abs_in) {
   double sum_abs = 0;

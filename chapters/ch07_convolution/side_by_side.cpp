@@ -1,19 +1,59 @@
-// ch07_convolution: every chapter-7 stage on the same problem, side by side, after the text's analysis.
+// ch07_convolution: every chapter-7 stage and the cuDNN baseline on the same problem, side by side,
+// after the text's analysis.
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
+#include "ch07_convolution/cudnn_baseline.hpp"
 #include "ch07_convolution/runner.hpp"
 #include "pmpp/program.hpp"
 
 using namespace pmpp;
 using namespace pmpp::ch07;
 
+namespace {
+
+/// The library row: checked against the same CPU reference and timed like a stage, or a row that
+/// says why there is none.
+Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
+  Measurement m;
+  m.name = "cuDNN";
+  if (!cudnn_available()) {
+    m.status = cudnn_description();
+    std::printf("%-22s %s\n", "cuDNN", m.status.c_str());
+    return m;
+  }
+  const Options& o = problem.options();
+  std::unique_ptr<CudnnConvolution> conv;
+  try {
+    conv = std::make_unique<CudnnConvolution>(o.width, o.height, o.radius);
+  } catch (const std::runtime_error& e) {  // the library refused this problem: say so in its row
+    m.status = std::string("cuDNN could not run: ") + e.what();
+    std::printf("%-22s %s\n", "cuDNN", m.status.c_str());
+    return m;
+  }
+  const Launch launch = [&](const Conv2dArgs& a) { conv->run(a.in, a.filter, a.out); };
+  const CheckResult check = problem.check(launch);
+  m.ran = true;
+  m.passed = check.ok();
+  m.status = m.passed ? "PASS" : "FAIL";
+  std::printf("%-22s %s\n", "cuDNN", check.summary().c_str());
+  std::printf("%-22s %s, algorithm %s (the fastest fp32 one it measured), workspace %zu B, FMA math (no TF32)\n", "",
+              cudnn_description().c_str(), conv->algorithm().c_str(), conv->workspace_bytes());
+  if (m.passed) m.timing = problem.time(launch, timer);
+  return m;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   const char* program = "ch07_convolution";
   return guarded_main(program, [&] {
     Options options;
-    Cli cli(program, "Chapter 7, convolution: the text's analysis (Fig 7.14), then every stage on one problem, "
-                     "checked against the CPU reference and timed side by side.");
+    Cli cli(program, "Chapter 7, convolution: the text's analysis (Fig 7.14), then every stage and the cuDNN "
+                     "baseline on one problem, checked against the CPU reference and timed side by side.");
     add_options(cli, options);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
@@ -36,20 +76,21 @@ int main(int argc, char** argv) {
     std::printf("%s\n\n", problem.describe().c_str());
 
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
-    std::vector<StageMeasurement> runs;
+    std::vector<Measurement> runs;
+    for (const Stage* stage : all)
+      if (options.radius <= stage->max_radius) runs.push_back(measure(problem, *stage, timer));
+    runs.push_back(measure_cudnn(problem, timer));
     bool all_passed = true;
-    for (const Stage* stage : all) {
-      if (options.radius > stage->max_radius) continue;
-      const CheckResult check = problem.check(*stage);
-      std::printf("%-22s %s\n", stage->id, check.summary().c_str());
-      StageMeasurement run{stage, {}, {}, check.ok()};
-      if (check.ok()) run.config = problem.time(*stage, timer, run.timing);
-      all_passed = all_passed && check.ok();
-      runs.push_back(run);
-    }
+    for (const auto& run : runs) all_passed = all_passed && (run.passed || !run.ran);
+
     std::printf("\n");
-    const Table results = results_table(runs, options, device);
+    Table results = results_table(runs, options, device, "cuDNN");
     results.print(std::cout);
+    std::printf("\n");
+    for (const std::string& line : explain_tiled_vs_basic(runs, options, device)) {
+      std::printf("%s\n", line.c_str());
+      results.add_note(line);  // the recorded run keeps the explanation with the numbers
+    }
     if (!options.json.empty())
       write_run_json(options.json, program, device.name, command_line(argc, argv),
                      {{"results", &results}, {"model", &intensity}, {"fig_7_14", &fig}});

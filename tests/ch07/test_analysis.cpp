@@ -3,6 +3,9 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <string>
+#include <vector>
+
 #include "ch07_convolution/convolution.hpp"
 
 using Catch::Approx;
@@ -52,4 +55,41 @@ TEST_CASE("Fig 7.14 table has the text's entries", "[analysis]") {
 TEST_CASE("flops and compulsory bytes", "[analysis]") {
   CHECK(flops(10, 20, 2) == 2.0 * 25 * 200);
   CHECK(compulsory_bytes(8192, 8192) == 8.0 * 8192 * 8192);
+}
+
+TEST_CASE("stage 05 in the text's model: its output tile with float4-rounded halo columns", "[analysis]") {
+  // The tile measured fastest on an H200: 64 x 32 outputs. For r = 2 the block loads
+  // (64 + 2*4) x (32 + 2*2) pixels for 64*32 outputs of 25 taps, 2 operations each.
+  REQUIRE(REGISTER_TILED_OUT_W == 64);
+  REQUIRE(REGISTER_TILED_OUT_H == 32);
+  CHECK(register_tiled_op_per_byte(2) == Approx(64.0 * 32 * 25 * 2 / (72.0 * 36 * 4)));  // 9.88
+  CHECK(register_tiled_op_per_byte(4) == Approx(64.0 * 32 * 81 * 2 / (72.0 * 40 * 4)));  // 28.8
+  CHECK(register_tiled_op_per_byte(4) == Approx(28.8));
+  CHECK(register_tiled_pad(1) == 4);
+  CHECK(register_tiled_pad(4) == 4);
+  CHECK(register_tiled_pad(5) == 8);
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    INFO("r=" << r);
+    CHECK(register_tiled_op_per_byte(r) < tiled_op_per_byte_bound(r));
+    // A larger tile than the text's 32x32 beats it, except for r = 1, where rounding one halo
+    // column up to a float4 (3 wasted columns each side) costs more than the larger tile saves.
+    if (r >= 2) CHECK(register_tiled_op_per_byte(r) > tiled_op_per_byte(32, r));
+  }
+  CHECK(register_tiled_op_per_byte(1) < tiled_op_per_byte(32, 1));
+}
+
+TEST_CASE("stage 03's tile rules", "[analysis]") {
+  CHECK(tiled_in_tile_dims() == std::vector<int>{8, 16, 32});
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) CHECK(tiled_tile_error(0, r, 8192).empty());  // 0: the text's 32
+  CHECK(tiled_tile_error(8, 3, 8192).empty());   // 8 - 6 = 2 outputs per side
+  CHECK(tiled_tile_error(16, 7, 8192).empty());
+  CHECK(tiled_tile_error(8, 4, 8192).find("leaves no output") != std::string::npos);
+  CHECK(tiled_tile_error(16, 8, 8192).find("leaves no output") != std::string::npos);
+  CHECK(tiled_tile_error(12, 1, 8192).find("not compiled") != std::string::npos);
+  CHECK(tiled_tile_error(64, 1, 8192).find("not compiled") != std::string::npos);
+  // CUDA's 65535 blocks along y: OUT_TILE_DIM = 2 rows per block cannot cover 200000 rows.
+  CHECK(tiled_tile_error(8, 3, 131070).empty());
+  CHECK(tiled_tile_error(8, 3, 131071).find("65535") != std::string::npos);
+  CHECK(tiled_tile_error(32, 8, 65535 * 16).empty());
+  CHECK(tiled_tile_error(32, 8, 65535 * 16 + 1).find("65535") != std::string::npos);
 }

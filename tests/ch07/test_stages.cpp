@@ -1,10 +1,17 @@
 // Every chapter-7 stage against the CPU reference over awkward sizes, every radius, asymmetric filters.
 #include <catch2/catch_test_macros.hpp>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "ch07_convolution/convolution.hpp"
+#include "ch07_convolution/cudnn_baseline.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/random.hpp"
@@ -13,29 +20,62 @@
 using namespace pmpp::ch07;
 
 namespace {
-// 1x1, single rows and columns, primes, tile +- 1 (the text's tiles are 32 input and 32 - 2r output
-// pixels wide), narrower than a tile, non-square both ways.
-const std::vector<std::pair<int, int>> kSizes{{1, 1},   {1, 37},  {37, 1},  {31, 31}, {32, 32},  {33, 33},
-                                              {28, 29}, {17, 95}, {95, 17}, {64, 3},  {127, 61}, {200, 131}};
+// 1x1, single rows and columns, primes, tile +- 1 (stage 03's tiles are 32 input and 32 - 2r output
+// pixels wide, stage 04's 32, stage 05's 64), narrower than a tile, non-square both ways. Widths that
+// are multiples of 4 take stage 05's float4 path, the others its scalar path.
+const std::vector<std::pair<int, int>> kSizes{{1, 1},   {1, 37},   {37, 1},  {31, 31}, {32, 32},  {33, 33},
+                                              {28, 29}, {17, 95},  {95, 17}, {64, 3},  {127, 61}, {200, 131},
+                                              {4, 1},   {64, 64},  {68, 65}, {60, 129}, {132, 63}};
+
+struct Inputs {
+  std::vector<float> in, filter;
+};
+
+// Exact inputs are small integers: every partial sum is exact in float, so any order of addition
+// must reproduce the reference bit for bit. Float inputs are checked against float_error_bound.
+Inputs make_inputs(int w, int h, int radius, bool exact, std::uint64_t seed) {
+  const std::size_t pixels = static_cast<std::size_t>(w) * h;
+  const std::size_t taps = static_cast<std::size_t>(filter_dim(radius)) * filter_dim(radius);
+  if (exact) return {pmpp::random_small_ints(pixels, seed, -4, 4), pmpp::random_small_ints(taps, seed + 1, -3, 3)};
+  return {pmpp::random_floats(pixels, seed), pmpp::random_floats(taps, seed + 1)};
+}
+
+void check_one(const Stage& stage, int w, int h, int radius, bool exact, std::uint64_t seed,
+               ch07_test::RunOptions options = {}) {
+  const Inputs x = make_inputs(w, h, radius, exact, seed);
+  const auto want = convolution_2D_reference(x.in, x.filter, w, h, radius);
+  const auto got = ch07_test::run_stage(stage, x.in, x.filter, w, h, radius, options);
+  const pmpp::Tolerance tol = exact ? pmpp::Tolerance::exact() : pmpp::Tolerance{float_error_bound(x.filter, 1.0f), 0};
+  const auto result = pmpp::compare(got, want, tol);
+  INFO(result.summary());
+  CHECK(result.ok());
+}
 
 void check_stage(const Stage& stage, bool exact, std::uint64_t seed) {
   for (int radius = 1; radius <= stage.max_radius; ++radius)
     for (auto [w, h] : kSizes) {
-      DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " r=" << radius) {
-        const std::size_t taps = static_cast<std::size_t>(filter_dim(radius)) * filter_dim(radius);
-        const auto in = exact ? pmpp::random_small_ints(static_cast<std::size_t>(w) * h, seed, -4, 4)
-                              : pmpp::random_floats(static_cast<std::size_t>(w) * h, seed);
-        const auto filter = exact ? pmpp::random_small_ints(taps, seed + 1, -3, 3) : pmpp::random_floats(taps, seed + 1);
-        const auto want = convolution_2D_reference(in, filter, w, h, radius);
-        const auto got = ch07_test::run_stage(stage, in, filter, w, h, radius);
-        const pmpp::Tolerance tol = exact ? pmpp::Tolerance::exact() : pmpp::Tolerance{float_error_bound(filter, 1.0f), 0};
-        const auto result = pmpp::compare(got, want, tol);
-        INFO(result.summary());
-        CHECK(result.ok());
-      }
+      DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " r=" << radius) { check_one(stage, w, h, radius, exact, seed); }
     }
 }
+
+const Stage& stage_named(const char* id) {
+  const Stage* s = find_stage(id);
+  REQUIRE(s != nullptr);
+  return *s;
+}
 }  // namespace
+
+TEST_CASE("the stage table lists the text's four stages and one beyond, in order", "[stages]") {
+  std::vector<std::string> ids;
+  for (const Stage& s : stages()) ids.push_back(s.id);
+  CHECK(ids == std::vector<std::string>{"01_basic", "02_constant_memory", "03_tiled_halo", "04_cached_halo",
+                                        "05_register_tiled"});
+  for (const Stage& s : stages()) {
+    INFO(s.id);
+    CHECK(s.max_radius == MAX_FILTER_RADIUS);
+    CHECK((std::string(s.id) == "01_basic") == (s.upload_filter == nullptr));  // 02-05 use constant memory
+  }
+}
 
 TEST_CASE("every stage is bit-exact on small integers", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
@@ -47,17 +87,61 @@ TEST_CASE("every stage is within the float error bound on random floats", "[gpu]
   for (const Stage& stage : stages()) check_stage(stage, false, 23);
 }
 
+TEST_CASE("stage 03 is exact with every compiled input tile that leaves an output", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  const Stage& tiled = stage_named("03_tiled_halo");
+  for (int tile : tiled_in_tile_dims())
+    for (int radius = 1; 2 * radius < tile && radius <= MAX_FILTER_RADIUS; ++radius)
+      for (auto [w, h] : kSizes) {
+        DYNAMIC_SECTION("tile " << tile << " " << w << "x" << h << " r=" << radius) {
+          check_one(tiled, w, h, radius, true, 31, {tile, 0});
+        }
+      }
+}
+
+TEST_CASE("stage launchers reject what they were not compiled for", "[stages]") {
+  // These checks come before any CUDA call, so they need no GPU.
+  const Stage& tiled = stage_named("03_tiled_halo");
+  const Conv2dArgs small{nullptr, nullptr, nullptr, 40, 30, 4, 8};  // 8 - 2*4 = 0: no output tile
+  CHECK_THROWS_AS(tiled.launch(small), std::invalid_argument);
+  CHECK_THROWS_AS(tiled.launch({nullptr, nullptr, nullptr, 40, 30, 1, 12}), std::invalid_argument);  // not compiled
+  CHECK_THROWS_AS(tiled.launch({nullptr, nullptr, nullptr, 40, 30, 1, 64}), std::invalid_argument);
+  for (const Stage& s : stages()) {
+    if (s.upload_filter == nullptr) continue;  // 01 takes any radius through its pointer
+    INFO(s.id);
+    const std::vector<float> filter(filter_dim(MAX_FILTER_RADIUS + 1) * filter_dim(MAX_FILTER_RADIUS + 1), 1.0f);
+    CHECK_THROWS_AS(s.upload_filter(filter.data(), MAX_FILTER_RADIUS + 1), std::invalid_argument);
+    CHECK_THROWS_AS(s.upload_filter(filter.data(), 0), std::invalid_argument);
+    CHECK_THROWS_AS(s.launch({nullptr, nullptr, nullptr, 40, 30, MAX_FILTER_RADIUS + 1, 0}), std::invalid_argument);
+  }
+}
+
+TEST_CASE("stages accept rows that are not 16-byte aligned", "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  // A width that is a multiple of 4 but pointers one float off: stage 05 must notice and fall back
+  // to scalar accesses (a float4 access there is a misaligned-address error).
+  for (const Stage& stage : stages())
+    for (std::size_t misalign : {1, 2, 3})
+      for (auto [w, h] : std::vector<std::pair<int, int>>{{64, 64}, {68, 33}, {200, 131}}) {
+        DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " misaligned by " << misalign) {
+          check_one(stage, w, h, 3, true, 41, {0, misalign});
+        }
+      }
+}
+
 TEST_CASE("a one-hot image reveals a flipped or transposed filter", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
-  const int w = 40, h = 35, r = 2;
-  std::vector<float> image(static_cast<std::size_t>(w) * h, 0.0f);
-  image[static_cast<std::size_t>(17) * w + 20] = 1.0f;
-  std::vector<float> filter(25);
-  for (int i = 0; i < 25; ++i) filter[i] = static_cast<float>(i + 1);
-  const auto want = convolution_2D_reference(image, filter, w, h, r);
-  for (const Stage& stage : stages()) {
-    INFO(stage.id);
-    CHECK(ch07_test::run_stage(stage, image, filter, w, h, r) == want);
+  const int w = 40, h = 35;
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    std::vector<float> image(static_cast<std::size_t>(w) * h, 0.0f);
+    image[static_cast<std::size_t>(17) * w + 20] = 1.0f;
+    std::vector<float> filter(static_cast<std::size_t>(filter_dim(r)) * filter_dim(r));
+    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i + 1);
+    const auto want = convolution_2D_reference(image, filter, w, h, r);
+    for (const Stage& stage : stages()) {
+      INFO(stage.id << " r=" << r);
+      CHECK(ch07_test::run_stage(stage, image, filter, w, h, r) == want);
+    }
   }
 }
 
@@ -79,4 +163,83 @@ TEST_CASE("stage 01's hand-written round trip matches the reference", "[gpu][sta
   std::vector<float> out(static_cast<std::size_t>(w) * h);
   convolution_2D_basic_round_trip(in.data(), filter.data(), out.data(), w, h, r);
   CHECK(out == convolution_2D_reference(in, filter, w, h, r));
+}
+
+TEST_CASE("every stage indexes images of more than 2^31 pixels", "[gpu][stages][large]") {
+  PMPP_REQUIRE_GPU();
+  // 40000 x 60000 = 2.4e9 pixels: row * width overflows a 32-bit int from row 53688 on. Running the
+  // CPU reference on 9.6 GB would take minutes, so the image is zero but for a few spikes, and only
+  // the windows around them (and one window with none) are copied back and checked exactly.
+  const std::size_t capacity = std::size_t{40000} * 60000;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  REQUIRE(cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess);
+  if (free_bytes < 2 * capacity * sizeof(float) + (std::size_t{1} << 30))
+    SKIP("needs " << (2 * capacity * sizeof(float) >> 30) << " GiB of free device memory, this GPU has "
+                  << (free_bytes >> 30) << " GiB free");
+  pmpp::DeviceBuffer<float> in(capacity), out(capacity);
+  const int r = 2, d = filter_dim(r);
+  const auto filter = pmpp::random_small_ints(static_cast<std::size_t>(d) * d, 51, -3, 3);
+
+  for (auto [w, h] : std::vector<std::pair<int, int>>{{40000, 60000}, {39999, 60001}}) {  // float4 and scalar paths
+    const std::int64_t W = w, H = h;
+    struct Spike { std::int64_t row, col; float value; };
+    const std::int64_t crossing = (std::int64_t{1} << 31) + 5;  // the first pixels past 2^31
+    const std::vector<Spike> spikes{{H - 1, W - 1, 3}, {H - 2, W - 4, -2}, {H - 3, 0, 4},
+                                    {crossing / W, crossing % W, 1}, {0, 1, 2}};
+    CUDA_CHECK(cudaMemset(in.data(), 0, capacity * sizeof(float)));
+    for (const Spike& s : spikes) CUDA_CHECK(cudaMemcpy(in.data() + s.row * W + s.col, &s.value, sizeof(float), cudaMemcpyHostToDevice));
+
+    // Windows reaching r + 1 beyond each spike (clipped to the image), plus one far from all spikes.
+    struct Window { std::int64_t row0, col0, rows, cols; };
+    std::vector<Window> windows;
+    for (const Spike& s : spikes) {
+      const std::int64_t r0 = std::max<std::int64_t>(0, s.row - r - 1), c0 = std::max<std::int64_t>(0, s.col - r - 1);
+      windows.push_back({r0, c0, std::min<std::int64_t>(H, s.row + r + 2) - r0, std::min<std::int64_t>(W, s.col + r + 2) - c0});
+    }
+    windows.push_back({H - 4, W / 2, 4, 16});
+
+    for (const Stage& stage : stages()) {
+      INFO(stage.id << " " << w << "x" << h);
+      out.poison();
+      if (stage.upload_filter) stage.upload_filter(filter.data(), r);
+      pmpp::DeviceBuffer<float> d_filter(filter);
+      stage.launch({in.data(), d_filter.data(), out.data(), w, h, r, 0});
+      CUDA_CHECK(cudaDeviceSynchronize());
+      for (const Window& win : windows) {
+        std::vector<float> got(static_cast<std::size_t>(win.rows * win.cols));
+        CUDA_CHECK(cudaMemcpy2D(got.data(), win.cols * sizeof(float), out.data() + win.row0 * W + win.col0,
+                                W * sizeof(float), win.cols * sizeof(float), win.rows, cudaMemcpyDeviceToHost));
+        std::vector<float> want(got.size(), 0.0f);
+        for (std::int64_t i = 0; i < win.rows; ++i)
+          for (std::int64_t j = 0; j < win.cols; ++j)
+            for (const Spike& s : spikes) {  // out[row][col] picks F[s.row - row + r][s.col - col + r]
+              const std::int64_t fr = s.row - (win.row0 + i) + r, fc = s.col - (win.col0 + j) + r;
+              if (fr >= 0 && fr < d && fc >= 0 && fc < d) want[i * win.cols + j] += filter[fr * d + fc] * s.value;
+            }
+        INFO("window at row " << win.row0 << ", column " << win.col0);
+        const auto result = pmpp::compare(got, want, pmpp::Tolerance::exact());
+        INFO(result.summary());
+        CHECK(result.ok());
+      }
+    }
+  }
+}
+
+TEST_CASE("the cuDNN baseline computes the same convolution", "[gpu][stages][cudnn]") {
+  PMPP_REQUIRE_GPU();
+  if (!cudnn_available()) SKIP(cudnn_description());
+  for (auto [w, h, r] : std::vector<std::tuple<int, int, int>>{{67, 45, 3}, {1, 37, 1}, {200, 131, 4}}) {
+    DYNAMIC_SECTION(w << "x" << h << " r=" << r) {
+      const Inputs x = make_inputs(w, h, r, false, 61);
+      pmpp::DeviceBuffer<float> d_in(x.in), d_filter(x.filter), d_out(static_cast<std::size_t>(w) * h);
+      d_out.poison();
+      CudnnConvolution conv(w, h, r);
+      conv.run(d_in.data(), d_filter.data(), d_out.data());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const auto result = pmpp::compare(d_out.to_host(), convolution_2D_reference(x.in, x.filter, w, h, r),
+                                        pmpp::Tolerance{float_error_bound(x.filter, 1.0f), 0});
+      INFO(conv.algorithm() << ": " << result.summary());
+      CHECK(result.ok());
+    }
+  }
 }
