@@ -47,11 +47,22 @@ class KernelTimer {
   /// between the two events counts; the L2 flush happens before the start event.
   template <class Launch>
   Timing time(Launch&& launch) {
-    for (int i = 0; i < options_.warmup; ++i) launch();
+    return time([] {}, launch);
+  }
+
+  /// As time(launch), with @p before_each enqueued before every launch (warm-up and timed) and
+  /// outside the timed interval: for kernels that overwrite their input, it restores the input.
+  template <class Setup, class Launch>
+  Timing time(Setup&& before_each, Launch&& launch) {
+    for (int i = 0; i < options_.warmup; ++i) {
+      before_each();
+      launch();
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<double> samples;
     samples.reserve(options_.repetitions);
     for (int i = 0; i < options_.repetitions; ++i) {
+      before_each();
       if (scratch_.size() > 0) CUDA_CHECK(cudaMemsetAsync(scratch_.data(), i & 0xFF, scratch_.bytes()));
       CUDA_CHECK(cudaEventRecord(start_));
       launch();

@@ -1,0 +1,302 @@
+// The text's analysis (sections 10.4-10.6) as code: its closed forms, tested against the numbers it
+// prints, and the same rules counted warp by warp over each kernel exactly as written here, for any n.
+// The instrumented kernels count the same quantities on the GPU (probe.cuh); tests require agreement.
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
+
+#include "ch10_reduction/reduction.hpp"
+
+namespace pmpp::ch10 {
+
+std::string LaunchConfig::to_string() const {
+  std::ostringstream s;
+  s << "grid " << grid << " x block " << block << ", shared " << shared_bytes << " B, " << launches
+    << (launches == 1 ? " launch" : " launches");
+  return s.str();
+}
+
+// ---- The text's closed forms -------------------------------------------------------------------
+
+bool text_formulas_apply(std::size_t N) { return N >= 64 && (N & (N - 1)) == 0; }
+
+namespace {
+// N/64 + N/128 + ... + 1: the warps still busy while the active threads halve from N/2 down to 32.
+unsigned long long halving_warps(std::size_t N) {
+  unsigned long long total = 0;
+  for (std::size_t warps = N / 64; warps >= 1; warps /= 2) total += warps;
+  return total;
+}
+}  // namespace
+
+unsigned long long text_simple_committed(std::size_t N) {
+  // N/64 * (32+16+8+4+2+1) + N/64 * 1/2 * 1 + N/64 * 1/4 * 1 + ... + 1
+  return N / 64 * (32 + 16 + 8 + 4 + 2 + 1) + (halving_warps(N) - N / 64);
+}
+
+unsigned long long text_simple_consumed(std::size_t N) {
+  // (N/64 * 5 + N/64 * 1/2 + N/64 * 1/4 + ... + 1) * 32, as printed
+  return (N / 64 * 5 + (halving_warps(N) - N / 64)) * 32;
+}
+
+unsigned long long text_simple_requests(std::size_t N) {
+  // (N/64 * 5 * 2 + N/64 * 1 + N/64 * 1/2 + ... + 1) * 3
+  return (N / 64 * 5 * 2 + halving_warps(N)) * 3;
+}
+
+unsigned long long text_convergent_consumed(std::size_t N) {
+  // (N/64 * 1 + N/64 * 1/2 + ... + 1 + 5 * 1) * 32
+  return (halving_warps(N) + 5) * 32;
+}
+
+unsigned long long text_convergent_requests(std::size_t N) {
+  // ((N/64 + N/64 * 1/2 + ... + 1) + 5) * 3
+  return (halving_warps(N) + 5) * 3;
+}
+
+unsigned long long text_shared_memory_requests(std::size_t N) { return N / 32 + 1; }
+
+// ---- The text's rules, counted -------------------------------------------------------------------
+
+namespace {
+constexpr unsigned kWarp = 32;
+constexpr std::uint64_t kSegmentBytes = 128;
+// Every array gets its own region of one pretend address space, starting 128-byte aligned as
+// cudaMalloc's allocations do: the input, the output, stage 06's scratch.
+constexpr std::uint64_t kInput = 0;
+constexpr std::uint64_t kOutput = std::uint64_t{1} << 50;
+constexpr std::uint64_t kScratch = std::uint64_t{1} << 51;
+
+unsigned lanes_in_warp(unsigned block, unsigned warp) { return std::min(kWarp, block - warp * kWarp); }
+unsigned warps_in(unsigned block) { return (block + kWarp - 1) / kWarp; }
+
+/// The accounting of sections 10.4 and 10.5, one warp instruction at a time.
+struct Tally {
+  ResourceCounts counts;
+
+  /// A warp of @p lanes lanes reaches an add; active(lane) says which lanes add input data.
+  template <class Active>
+  void combine(unsigned lanes, Active&& active, unsigned ops = 1) {
+    unsigned adding = 0;
+    for (unsigned lane = 0; lane < lanes; ++lane) adding += active(lane) ? 1 : 0;
+    add_combine(adding, ops);
+  }
+  /// The same, when the number of adding lanes is known.
+  void add_combine(unsigned adding, unsigned ops = 1) {
+    if (adding == 0) return;  // a warp with no adding lane consumes nothing (it skips the add)
+    counts.committed += static_cast<unsigned long long>(adding) * ops;
+    counts.consumed += static_cast<unsigned long long>(kWarp) * ops;
+  }
+  /// A warp of @p lanes lanes makes one global access; address(lane) is the byte each active lane touches.
+  template <class Active, class Address>
+  void access(unsigned lanes, Active&& active, Address&& address) {
+    std::uint64_t seen[kWarp];
+    unsigned distinct = 0;
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      if (!active(lane)) continue;
+      const std::uint64_t segment = address(lane) / kSegmentBytes;
+      if (std::find(seen, seen + distinct, segment) == seen + distinct) seen[distinct++] = segment;
+    }
+    add_access(distinct);
+  }
+  /// A warp access by @p active lanes to consecutive elements of @p bytes each, from byte @p first.
+  void access_run(std::uint64_t first, unsigned active, unsigned bytes) {
+    if (active == 0) return;
+    const std::uint64_t last = first + std::uint64_t{active} * bytes - 1;
+    add_access(static_cast<unsigned>(last / kSegmentBytes - first / kSegmentBytes + 1));
+  }
+  void add_access(unsigned segments) {
+    if (segments == 0) return;
+    counts.requests += segments;
+    counts.accesses += 1;
+  }
+};
+
+ResourceCounts scaled(ResourceCounts c, unsigned long long k) {
+  return {c.committed * k, c.consumed * k, c.requests * k, c.accesses * k};
+}
+ResourceCounts plus(ResourceCounts a, const ResourceCounts& b) {
+  return {a.committed + b.committed, a.consumed + b.consumed, a.requests + b.requests, a.accesses + b.accesses};
+}
+
+std::uint64_t float_at(std::uint64_t index) { return kInput + 4 * index; }
+
+// Thread 0's final `*output = input[0]` in stages 01 and 02.
+void count_in_place_finish(Tally& tally, unsigned block) {
+  const auto first_lane = [](unsigned lane) { return lane == 0; };
+  tally.access(lanes_in_warp(block, 0), first_lane, [](unsigned) { return float_at(0); });
+  tally.access(lanes_in_warp(block, 0), first_lane, [](unsigned) { return kOutput; });
+}
+
+// The convergent tree over a block's shared-memory slots (stages 03-05): at stride s the threads below
+// s add slot t + s, which holds input data when element segment + t + s exists.
+void count_shared_tree(Tally& tally, std::size_t segment, std::size_t n, unsigned block) {
+  for (unsigned stride = block / 2; stride >= 1; stride /= 2)
+    for (unsigned w = 0; w < warps_in(block); ++w)
+      tally.combine(lanes_in_warp(block, w), [&](unsigned lane) {
+        const std::size_t t = w * kWarp + lane;
+        return t < stride && segment + t + stride < n;
+      });
+}
+
+// Thread 0's one access to the output (a store or an atomic).
+void count_output_store(Tally& tally, unsigned block) {
+  tally.access(lanes_in_warp(block, 0), [](unsigned lane) { return lane == 0; }, [](unsigned) { return kOutput; });
+}
+
+// Stage 04's work for the block whose segment starts at @p segment.
+ResourceCounts segmented_block(std::size_t segment, std::size_t n) {
+  Tally tally;
+  for (unsigned w = 0; w < warps_in(BLOCK_DIM); ++w) {
+    const std::size_t first = segment + w * kWarp;  // element of lane 0
+    const auto in_range = [&](std::size_t offset) {
+      return static_cast<unsigned>(std::min<std::size_t>(kWarp, first + offset < n ? n - first - offset : 0));
+    };
+    tally.add_combine(in_range(BLOCK_DIM));
+    tally.access_run(float_at(first), in_range(0), 4);
+    tally.access_run(float_at(first + BLOCK_DIM), in_range(BLOCK_DIM), 4);
+  }
+  count_shared_tree(tally, segment, n, BLOCK_DIM);
+  count_output_store(tally, BLOCK_DIM);
+  return tally.counts;
+}
+
+// Stage 05's work for the block whose segment starts at @p segment.
+ResourceCounts coarsened_block(std::size_t segment, std::size_t n) {
+  Tally tally;
+  for (unsigned tile = 0; tile < COARSE_FACTOR * 2; ++tile)
+    for (unsigned w = 0; w < warps_in(BLOCK_DIM); ++w) {
+      const std::size_t first = segment + static_cast<std::size_t>(tile) * BLOCK_DIM + w * kWarp;
+      const unsigned active = static_cast<unsigned>(std::min<std::size_t>(kWarp, first < n ? n - first : 0));
+      if (tile > 0) tally.add_combine(active);  // tile 0 is the load that starts the thread's sum
+      tally.access_run(float_at(first), active, 4);
+    }
+  count_shared_tree(tally, segment, n, BLOCK_DIM);
+  count_output_store(tally, BLOCK_DIM);
+  return tally.counts;
+}
+
+// Blocks with segments of @p segment_elements elements: every full block counts the same (the
+// segments start 128-byte aligned), so one full block and the partial last one are enough.
+template <class Block>
+ResourceCounts over_segments(std::size_t n, std::size_t segment_elements, Block&& block) {
+  const std::size_t full = n / segment_elements;
+  ResourceCounts total;
+  if (full > 0) total = scaled(block(0, segment_elements), full);
+  if (n % segment_elements != 0) total = plus(total, block(full * segment_elements, n));
+  return total;
+}
+
+// Stage 06's block_reduce: 5 shuffle steps in every warp, then log2(WARPS) in warp 0; at each step
+// the lanes below the offset keep a result.
+void count_block_reduce(Tally& tally) {
+  constexpr unsigned warps = SINGLE_PASS_BLOCK_DIM / kWarp;
+  for (unsigned w = 0; w < warps; ++w)
+    for (unsigned offset = 16; offset > 0; offset /= 2) tally.add_combine(offset);
+  for (unsigned offset = warps / 2; offset > 0; offset /= 2) tally.add_combine(offset);
+}
+}  // namespace
+
+ResourceCounts simple_counts(std::size_t n, const LaunchConfig& c) {
+  Tally tally;
+  if (c.grid == 0) return tally.counts;
+  for (std::size_t stride = 1; stride <= c.block; stride *= 2)
+    for (unsigned w = 0; w < warps_in(c.block); ++w) {
+      const auto owner = [&](unsigned lane) { return 2 * (static_cast<std::size_t>(w) * kWarp + lane); };
+      const auto adds = [&](unsigned lane) { return (w * kWarp + lane) % stride == 0 && owner(lane) + stride < n; };
+      const unsigned lanes = lanes_in_warp(c.block, w);
+      tally.combine(lanes, adds);
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane) + stride); });
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
+    }
+  count_in_place_finish(tally, c.block);
+  return tally.counts;
+}
+
+ResourceCounts convergent_counts(std::size_t n, const LaunchConfig& c) {
+  Tally tally;
+  if (c.grid == 0) return tally.counts;
+  for (std::size_t stride = c.block; stride >= 1; stride /= 2)
+    for (unsigned w = 0; w < warps_in(c.block); ++w) {
+      const auto owner = [&](unsigned lane) { return static_cast<std::size_t>(w) * kWarp + lane; };
+      const auto adds = [&](unsigned lane) { return owner(lane) < stride && owner(lane) + stride < n; };
+      const unsigned lanes = lanes_in_warp(c.block, w);
+      tally.combine(lanes, adds);
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane) + stride); });
+      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
+    }
+  count_in_place_finish(tally, c.block);
+  return tally.counts;
+}
+
+ResourceCounts shared_memory_counts(std::size_t n, const LaunchConfig& c) {
+  Tally tally;
+  if (c.grid == 0) return tally.counts;
+  for (unsigned w = 0; w < warps_in(c.block); ++w) {
+    const unsigned lanes = lanes_in_warp(c.block, w);
+    const auto t = [&](unsigned lane) { return static_cast<std::size_t>(w) * kWarp + lane; };
+    tally.combine(lanes, [&](unsigned lane) { return t(lane) + c.block < n; });
+    tally.access(lanes, [&](unsigned lane) { return t(lane) < n; }, [&](unsigned lane) { return float_at(t(lane)); });
+    tally.access(lanes, [&](unsigned lane) { return t(lane) + c.block < n; },
+                 [&](unsigned lane) { return float_at(t(lane) + c.block); });
+  }
+  count_shared_tree(tally, 0, n, c.block);
+  count_output_store(tally, c.block);
+  return tally.counts;
+}
+
+ResourceCounts segmented_counts(std::size_t n, const LaunchConfig& c) {
+  if (c.grid == 0) return {};
+  return over_segments(n, 2 * static_cast<std::size_t>(BLOCK_DIM),
+                       [](std::size_t segment, std::size_t end) { return segmented_block(segment, end); });
+}
+
+ResourceCounts coarsened_counts(std::size_t n, const LaunchConfig& c) {
+  if (c.grid == 0) return {};
+  return over_segments(n, COARSE_FACTOR * 2 * static_cast<std::size_t>(BLOCK_DIM),
+                       [](std::size_t segment, std::size_t end) { return coarsened_block(segment, end); });
+}
+
+ResourceCounts single_pass_counts(std::size_t n, const LaunchConfig& c) {
+  // The input starts 16-byte aligned (as cudaMalloc's does), so there is no head, only a tail.
+  Tally tally;
+  const std::size_t body = n / 4, tail = n % 4;
+  const std::size_t grid_threads = static_cast<std::size_t>(c.grid) * c.block;
+  const unsigned warps = c.block / kWarp;
+  const auto active_from = [&](std::size_t first) {
+    return static_cast<unsigned>(std::min<std::size_t>(kWarp, first < body ? body - first : 0));
+  };
+  tally.add_combine(static_cast<unsigned>(tail));
+  tally.access_run(float_at(4 * body), static_cast<unsigned>(tail), 4);
+  for (unsigned b = 0; b < c.grid; ++b) {
+    const std::size_t round = SINGLE_PASS_UNROLL * grid_threads;
+    for (std::size_t base = static_cast<std::size_t>(b) * c.block; base < body; base += round) {
+      for (unsigned u = 0; u < SINGLE_PASS_UNROLL; ++u)
+        for (unsigned w = 0; w < warps; ++w) {
+          const std::size_t first = base + u * grid_threads + w * kWarp;
+          tally.access_run(kInput + 16 * first, active_from(first), 16);
+        }
+      for (unsigned u = 0; u < SINGLE_PASS_UNROLL; ++u)
+        for (unsigned w = 0; w < warps; ++w) tally.add_combine(active_from(base + u * grid_threads + w * kWarp), 4);
+    }
+    count_block_reduce(tally);
+    tally.add_access(1);  // thread 0 stores the block's result
+    tally.add_access(1);  // and counts the block done
+  }
+  // The last block combines the grid's results, then stores the output and clears the counter.
+  for (std::size_t first = 0; first < c.grid; first += c.block)
+    for (unsigned w = 0; w < warps; ++w) {
+      const std::size_t from = first + w * kWarp;
+      const unsigned active = static_cast<unsigned>(std::min<std::size_t>(kWarp, from < c.grid ? c.grid - from : 0));
+      tally.add_combine(active);
+      tally.access_run(kScratch + SINGLE_PASS_RESULTS_OFFSET + 4 * from, active, 4);
+    }
+  count_block_reduce(tally);
+  tally.add_access(1);
+  tally.add_access(1);
+  return tally.counts;
+}
+
+}  // namespace pmpp::ch10

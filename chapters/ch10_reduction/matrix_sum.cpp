@@ -1,0 +1,150 @@
+// ch10_matrix_sum: the sum of a large matrix with host-driven passes, three ways side by side: a tree
+// inside each block ("inner"), one thread per patch ("outer"), and outer with coalesced reads.
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/reduction.hpp"
+#include "ch10_reduction/runner.hpp"
+#include "pmpp/check.hpp"
+#include "pmpp/program.hpp"
+
+using namespace pmpp;
+using namespace pmpp::ch10;
+
+namespace {
+
+struct MatrixOptions {
+  std::size_t rows = 8192, cols = 8192;
+  std::string inputs = "exact";
+  std::uint64_t seed = 1;
+  int repetitions = 25;
+  bool analysis_only = false;
+  std::string json;
+};
+
+std::string shape_text(MatrixShape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+
+std::string pass_plan(const std::vector<MatrixShape>& shapes) {
+  std::string text;
+  for (std::size_t k = 0; k < shapes.size(); ++k) text += (k ? " -> " : "") + shape_text(shapes[k]);
+  return text;
+}
+
+void print_explanation() {
+  std::printf(
+      "How the three relate to thread coarsening (section 10.8):\n"
+      "  inner           one thread per element, a 16x16 block per patch: the text's tree (10.3-10.6) in every\n"
+      "                  block. Most of the threads wait for an SM, and every block pays for its own tree: 4 row\n"
+      "                  steps that idle half the active threads each, 4 column steps where at most one thread\n"
+      "                  per row adds, and a barrier after each.\n"
+      "  outer           one thread per patch: it adds 256 elements in a register, with no shared memory and no\n"
+      "                  barrier; 256 times fewer threads. This is coarsening taken all the way: the hardware would\n"
+      "                  have run the blocks one after another anyway, and the thread does it more cheaply. Its\n"
+      "                  loads are not coalesced (lanes 64 bytes apart), but L1 serves the rest of each sector.\n"
+      "  outer_coalesced the same threads and register sums, but thread x takes columns x, x + C, x + 2C, ...\n"
+      "                  (C = the pass's output width), so a warp reads 32 consecutive floats at every step, as\n"
+      "                  Fig 10.15 does with input[i + tile * BLOCK_DIM]. Its warps' loads of a row land 2 KB\n"
+      "                  apart, though, where outer's warp sweeps one contiguous run: compare the two first passes.\n"
+      "  Look at the passes separately: the first, over the whole matrix, is where coarsening pays. The later\n"
+      "  ones are 256 times smaller each; there the outer strategies run too few threads, each adding 256\n"
+      "  values in sequence, and the inner tree's many small blocks win: coarsen only while the GPU stays full.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* program = "ch10_matrix_sum";
+  return guarded_main(program, [&] {
+    MatrixOptions o;
+    Cli cli(program, "Sum of a rows x cols matrix with host-driven passes (16x16 patches per pass): a tree inside each "
+                     "block, one thread per patch, and one thread per patch with coalesced reads, checked against the "
+                     "CPU reference and timed side by side.");
+    cli.option("--rows", o.rows, "matrix rows", 1, std::int64_t{1} << 19)
+        .option("--cols", o.cols, "matrix columns", 1, std::int64_t{1} << 19)
+        .option("--inputs", o.inputs,
+                "exact: small integers, exact in any order (bit-exact check); floats: random in [-1, 1) with the "
+                "rounding bound",
+                {"exact", "floats"})
+        .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
+        .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
+        .flag("--analysis", o.analysis_only, "print the pass plan and the explanation only (needs no GPU)")
+        .option("--json", o.json, "also write the tables as JSON to this file");
+    if (!cli.parse(argc, argv)) return int{kExitPass};
+    const MatrixShape shape{o.rows, o.cols};
+    if (shape.size() > (std::size_t{1} << 31))
+      throw UsageError("--rows x --cols is " + std::to_string(shape.size()) + " elements; at most 2^31 are supported");
+
+    const std::vector<MatrixShape> shapes = pass_shapes(shape);
+    std::printf("%s: %s floats, %ux%u patches per pass: %zu passes, %s\n\n", program, shape_text(shape).c_str(),
+                MATRIX_PATCH, MATRIX_PATCH, shapes.size() - 1, pass_plan(shapes).c_str());
+    print_explanation();
+    if (o.analysis_only) return int{kExitPass};
+    std::printf("\n");
+    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+
+    const DeviceInfo device = query_device();
+    const InputKind kind = o.inputs == "floats" ? InputKind::floats : InputKind::exact;
+    const std::vector<float> matrix = make_inputs(shape.size(), Op::sum, kind, o.seed);
+    const double want = matrix_sum_reference(matrix);
+    // Every element goes through at most MATRIX_PATCH^2 roundings per pass (the outer strategies' serial
+    // sums; the tree has fewer), so gamma_k * sum|x| with k = MATRIX_PATCH^2 * passes bounds the error.
+    const bool exact = sum_is_exact_in_float(matrix);
+    const std::size_t depth = MATRIX_PATCH * MATRIX_PATCH * (shapes.size() - 1);
+    const Tolerance tolerance =
+        exact ? Tolerance::exact() : Tolerance{sum_error_bound(depth, sum_of_magnitudes(matrix)), 0};
+    std::printf("device:  %s\nproblem: %s; inputs: %s\n\n", describe(device).c_str(), shape_text(shape).c_str(),
+                describe_inputs(shape.size(), Op::sum, kind).c_str());
+
+    const DeviceBuffer<float> d_matrix(matrix);
+    MatrixPasses passes(shape);
+    KernelTimer timer(TimingOptions{3, o.repetitions, true});
+    Table per_pass({"strategy", "pass", "shape", "launch", "threads", "median ms", "GB/s"});
+    Table totals({"strategy", "check", "passes", "median ms", "GB/s", "% peak DRAM", "x inner"});
+    double inner_ms = 0;
+    bool all_passed = true;
+    for (const MatrixStrategy& s : matrix_strategies()) {
+      std::vector<PassLaunch> launches;
+      const float* result = passes.run(s, d_matrix.data(), &launches);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      float got = 0;
+      CUDA_CHECK(cudaMemcpy(&got, result, sizeof got, cudaMemcpyDeviceToHost));
+      const bool ok = within(got, want, tolerance);
+      all_passed = all_passed && ok;
+      std::printf("%-16s %s: got %.9g, want %.9g%s\n", s.id, ok ? "PASS" : "FAIL", got, want,
+                  exact ? " (exact)" : "");
+      if (!ok) {
+        totals.add_row({s.id, "FAIL"});
+        continue;
+      }
+      for (std::size_t k = 0; k < passes.passes(); ++k) {
+        const float* in = passes.pass_input(k, d_matrix.data());
+        float* out = passes.pass_output_buffer(k);
+        const Timing t = timer.time([&] { s.launch_pass(in, passes.shapes()[k], out); });
+        const PassLaunch& l = launches[k];
+        const double threads = static_cast<double>(l.grid_x) * l.grid_y * l.block_x * l.block_y;
+        per_pass.add_row({s.id, std::to_string(k + 1),
+                          shape_text(passes.shapes()[k]) + " -> " + shape_text(passes.shapes()[k + 1]), l.to_string(),
+                          Cell::num(threads, 0), Cell::num(t.median_ms, 4),
+                          Cell::num(gb_per_s(4.0 * passes.shapes()[k].size(), t.median_ms), 0)});
+      }
+      const Timing total = timer.time([&] { passes.run(s, d_matrix.data()); });
+      if (inner_ms == 0) inner_ms = total.median_ms;
+      const double gbps = gb_per_s(4.0 * shape.size(), total.median_ms);
+      totals.add_row({s.id, "PASS", std::to_string(passes.passes()), Cell::num(total.median_ms, 4), Cell::num(gbps, 0),
+                      Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), Cell::num(inner_ms / total.median_ms, 2)});
+    }
+    per_pass.add_note("GB/s: the pass's input bytes over its time (each pass also writes 1/256 as much).");
+    totals.add_note("All passes, launched back to back; GB/s counts one read of the matrix.");
+    totals.add_note("'x inner': speed-up over inner.");
+    std::printf("\nEach pass alone:\n");
+    per_pass.print(std::cout);
+    std::printf("\nAll passes:\n");
+    totals.print(std::cout);
+    if (!o.json.empty())
+      write_run_json(o.json, program, device.name, command_line(argc, argv),
+                     {{"passes", &per_pass}, {"totals", &totals}});
+    return int{all_passed ? kExitPass : kExitCheckFailed};
+  });
+}

@@ -1,0 +1,56 @@
+// main() of one chapter-10 stage program (built once per stage with PMPP_STAGE_ID, e.g. "01_simple").
+#include <cstdio>
+#include <iostream>
+
+#include "ch10_reduction/runner.hpp"
+#include "pmpp/program.hpp"
+
+using namespace pmpp;
+using namespace pmpp::ch10;
+
+int main(int argc, char** argv) {
+  const std::string program = std::string("ch10_") + PMPP_STAGE_ID;
+  return guarded_main(program.c_str(), [&] {
+    const Stage& stage = *find_stage(PMPP_STAGE_ID);
+    Options options;
+    options.n = stage.default_n;
+    Cli cli(program, std::string("Chapter 10 stage ") + stage.id + ": " + stage.title + " (PMPP " + stage.figure +
+                         "). Checks the GPU result against the CPU reference, times it, and prints the text's "
+                         "analysis next to what an instrumented build of the kernel counted on the GPU.");
+    add_options(cli, options, stage.traceable);
+    if (!cli.parse(argc, argv)) return int{kExitPass};
+    validate(options, &stage);
+
+    std::printf("%s: %s (PMPP %s)\n\n", program.c_str(), stage.title, stage.figure);
+    std::printf("The text's analysis for n = %zu (launch planned for a %d-SM GPU):\n", options.n, GpuShape{}.sm_count);
+    const Table predicted = analysis_table(stage, options.n, stage.plan(options.n, GpuShape{}), std::nullopt);
+    predicted.print(std::cout);
+    if (options.analysis_only) return int{kExitPass};
+    std::printf("\n");
+    if (!gpu_or_explain(program.c_str())) return int{kExitNoGpu};
+
+    const DeviceInfo device = query_device();
+    std::printf("device:  %s\n", describe(device).c_str());
+    Problem problem(options);
+    std::printf("problem: %s\n\n", problem.describe().c_str());
+
+    KernelTimer timer(TimingOptions{3, options.repetitions, true});
+    const Measurement run = run_stage(problem, stage, timer);
+    std::printf("launch:  %s\ncheck:   %s\n\n", run.check.config.to_string().c_str(), run.check.summary().c_str());
+    const Table results = results_table({run}, options.n, device, nullptr);
+    results.print(std::cout);
+    if (!run.check.ok) return int{kExitCheckFailed};
+
+    std::printf("\nThe text's analysis next to what the instrumented kernel counted on the GPU:\n");
+    const Table analysis = analysis_table(stage, options.n, run.check.config, run.counts);
+    analysis.print(std::cout);
+    if (options.trace) {
+      std::printf("\n");
+      print_trace(stage, problem.trace(stage), problem.input());
+    }
+    if (!options.json.empty())
+      write_run_json(options.json, program, device.name, command_line(argc, argv),
+                     {{"results", &results}, {"analysis", &analysis}});
+    return int{kExitPass};
+  });
+}

@@ -1,0 +1,35 @@
+// The host side of the matrix sums: how many passes, of which shapes (the source's example included).
+#include <catch2/catch_test_macros.hpp>
+#include <vector>
+
+#include "ch10_reduction/matrix_sum.hpp"
+
+using namespace pmpp::ch10;
+
+namespace {
+std::vector<std::size_t> sides(MatrixShape in, unsigned patch) {
+  std::vector<std::size_t> rows;
+  for (const MatrixShape& s : pass_shapes(in, patch)) rows.push_back(s.rows);
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("the source's 4096 x 4096 matrix with 8 x 8 groups: 4096 -> 512 -> 64 -> 8 -> 1", "[matrix]") {
+  CHECK(sides({4096, 4096}, 8) == std::vector<std::size_t>{4096, 512, 64, 8, 1});
+}
+
+TEST_CASE("16 x 16 patches", "[matrix]") {
+  CHECK(sides({4096, 4096}, 16) == std::vector<std::size_t>{4096, 256, 16, 1});
+  CHECK(sides({8192, 8192}, 16) == std::vector<std::size_t>{8192, 512, 32, 2, 1});
+  const auto ragged = pass_shapes({17, 1000});
+  REQUIRE(ragged.size() == 4);
+  CHECK(ragged[1] == MatrixShape{2, 63});
+  CHECK(ragged[2] == MatrixShape{1, 4});
+  CHECK(ragged[3] == MatrixShape{1, 1});
+  CHECK(pass_shapes({1, 1}).size() == 1);  // nothing to do: the element is the sum
+}
+
+TEST_CASE("the matrix reference sums every element", "[matrix]") {
+  CHECK(matrix_sum_reference({1, -2, 3.5f, 4}) == 6.5);
+  CHECK(matrix_sum_reference({}) == 0);
+}
