@@ -23,6 +23,7 @@ namespace pmpp::ch05 {
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
+//! [kernel]
 __global__ void MatrixMulKernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                 int M, int N, int K) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -38,6 +39,7 @@ __global__ void MatrixMulKernel(const float* __restrict__ A, const float* __rest
     C[static_cast<std::int64_t>(row) * N + col] = Pvalue;
   }
 }
+//! [kernel]
 
 // ---- Launcher -----------------------------------------------------------------------------------
 

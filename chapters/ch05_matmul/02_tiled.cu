@@ -28,6 +28,7 @@ namespace pmpp::ch05 {
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
+//! [kernel]
 template <int TILE_WIDTH>
 __global__ void TiledMatrixMulKernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                                      int M, int N, int K) {
@@ -57,6 +58,7 @@ __global__ void TiledMatrixMulKernel(const float* __restrict__ A, const float* _
   }
   if (row < M && col < N) C[static_cast<std::int64_t>(row) * N + col] = Pvalue;
 }
+//! [kernel]
 
 // ---- Launcher -----------------------------------------------------------------------------------
 

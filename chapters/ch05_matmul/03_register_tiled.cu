@@ -109,6 +109,7 @@ __global__ void __launch_bounds__(THREADS, 2)
   loadSlice(0);
   storeSlice(0);
   __syncthreads();
+  //! [slice_loop]
   for (int s = 0; s < slices; ++s) {
     const int cur = s & 1;
     // Issue the next slice's global loads now; they are in flight while this slice is used.
@@ -133,6 +134,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     if (s + 1 < slices) storeSlice(cur ^ 1);
     __syncthreads();
   }
+  //! [slice_loop]
 
 #pragma unroll
   for (int i = 0; i < THREAD_M; ++i) {

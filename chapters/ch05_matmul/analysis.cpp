@@ -16,10 +16,12 @@ double compulsory_bytes(int M, int N, int K) {
 
 double naive_op_per_byte() { return 2.0 / (2 * sizeof(float)); }
 
+//! [tiled_op_per_byte]
 double tiled_op_per_byte(int tile_width) {
   const double t = tile_width;
   return 2 * t * t * t / (2 * t * t * sizeof(float));
 }
+//! [tiled_op_per_byte]
 
 double register_tiled_op_per_byte(int tile_m, int tile_n) {
   return 2.0 * tile_m * tile_n / (sizeof(float) * (static_cast<double>(tile_m) + tile_n));
