@@ -18,7 +18,8 @@ std::string cudnn_description();
 /// - fp32 tensors and fp32 arithmetic with CUDNN_FMA_MATH, so no tensor-core (TF32) kernel runs;
 /// - CUDNN_CROSS_CORRELATION: cuDNN's name for the un-flipped filter every stage uses;
 /// - zero padding r on each side, stride 1: output size equals input size, ghost cells are zero;
-/// - the fastest algorithm cudnnFindConvolutionForwardAlgorithm measures, with its workspace.
+/// - the fastest algorithm cudnnFindConvolutionForwardAlgorithmEx measures on the buffers of the
+///   first run() (so call run() once before timing it), with its workspace.
 class CudnnConvolution {
  public:
   /// Throws std::runtime_error if cuDNN is not available or refuses the problem.
@@ -29,7 +30,7 @@ class CudnnConvolution {
 
   /// Enqueue out = in (*) filter on the default stream; all three are device pointers.
   void run(const float* in, const float* filter, float* out);
-  /// The algorithm cuDNN measured fastest, e.g. "IMPLICIT_PRECOMP_GEMM".
+  /// The algorithm cuDNN measured fastest, e.g. "IMPLICIT_PRECOMP_GEMM" (after the first run()).
   std::string algorithm() const;
   std::size_t workspace_bytes() const;
 

@@ -9,13 +9,14 @@
 
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_buffer.hpp"
+#include "pmpp/l2_flush.hpp"
 
 namespace pmpp {
 
 struct TimingOptions {
   int warmup = 3;        ///< untimed launches first: module load and cold TLBs stay out of the numbers
   int repetitions = 25;  ///< timed samples; the median ignores the odd slow one
-  bool flush_l2 = true;  ///< overwrite L2 before each sample so no input is served from a warm cache
+  bool flush_l2 = true;  ///< evict L2 before each sample (by reading) so no input is served from a warm cache
 };
 
 struct Timing {
@@ -34,6 +35,8 @@ class KernelTimer {
       CUDA_CHECK(cudaGetDevice(&device));
       CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
       scratch_ = DeviceBuffer<unsigned char>(2 * static_cast<std::size_t>(l2));  // twice L2: evicts it all
+      CUDA_CHECK(cudaMemset(scratch_.data(), 0x5A, scratch_.bytes()));  // written once, then only read
+      sink_ = DeviceBuffer<unsigned int>(1);
     }
   }
   KernelTimer(const KernelTimer&) = delete;
@@ -63,7 +66,7 @@ class KernelTimer {
     samples.reserve(options_.repetitions);
     for (int i = 0; i < options_.repetitions; ++i) {
       before_each();
-      if (scratch_.size() > 0) CUDA_CHECK(cudaMemsetAsync(scratch_.data(), i & 0xFF, scratch_.bytes()));
+      if (scratch_.size() > 0) flush_l2_by_reading(scratch_.data(), scratch_.bytes(), sink_.data());
       CUDA_CHECK(cudaEventRecord(start_));
       launch();
       CUDA_CHECK(cudaEventRecord(stop_));
@@ -86,6 +89,7 @@ class KernelTimer {
   TimingOptions options_;
   cudaEvent_t start_{}, stop_{};
   DeviceBuffer<unsigned char> scratch_;
+  DeviceBuffer<unsigned int> sink_;
 };
 
 /// Effective bandwidth in GB/s (1e9 bytes per second) for @p bytes moved in @p ms.
