@@ -15,12 +15,14 @@
 //              - no atomic on the output and no reset launch: block results go to scratch and the
 //                last block combines them in a fixed order, so the result is also the same bit for
 //                bit from run to run. One launch in all, which matters most for mid-sized inputs.
-// Limitation:  the final combine waits for the slowest block. Measured on an H200, it runs level with
-//              cub::DeviceReduce::Sum (1.02x at 2^24 floats, 1.00x at 2^28, 89% of peak DRAM), not
-//              ahead of it: at 2^24 both reach only about half the DRAM peak. Our suspect (not yet
-//              measured): the timer flushes L2 by writing it, and the timed kernel pays for writing
-//              those dirty lines back as its loads evict them; loads that allocate evict-first
-//              (__ldcs) might leave them in L2. For inputs smaller than L2 the time is launch latency.
+// Limitation:  the final combine waits for the slowest block, and one launch still pays the grid's
+//              ramp-up. Measured on an H100 (L2 evicted by reading before each run): 1.06x
+//              cub::DeviceReduce::Sum at 2^24 floats (0.0270 against 0.0285 ms) and 1.01x at 2^28
+//              (0.345 against 0.349 ms, 93% of peak DRAM). At 2^24 both reach only ~72% of the peak:
+//              64 MB is read in ~20 us, so a few microseconds of launch and ramp-up dominate what is
+//              left; the second launch this stage saves is worth ~1.5 us, not the 20% we aimed for.
+//              Variants tried and measured on the H100, none faster: 256- and 512-thread blocks, 2 or 8
+//              loads in flight, one contiguous chunk per block, evict-first loads (__ldcs), two waves.
 // Preconditions: any n and any float alignment of input (up to 3 leading and 3 trailing elements
 //              are read one by one); scratch of single_pass_scratch_bytes(), zeroed once.
 // =================================================================================================

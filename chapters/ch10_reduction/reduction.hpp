@@ -46,8 +46,9 @@ inline constexpr unsigned BLOCK_DIM = 1024;
 /// Stage 05's coarsening (Fig 10.15): each thread combines 2 * COARSE_FACTOR elements before the tree,
 /// so a block's segment is COARSE_FACTOR * 2 * BLOCK_DIM elements.
 inline constexpr unsigned COARSE_FACTOR = 8;
-/// Threads per block of stage 06.
-inline constexpr unsigned SINGLE_PASS_BLOCK_DIM = 256;
+/// Threads per block of stage 06: 1024, two blocks per SM. Measured on an H100 against 256 and 512 (same
+/// grid-stride loop, same unrolling), 1024 ran 2% faster at 2^28 floats (0.345 ms against 0.352 ms).
+inline constexpr unsigned SINGLE_PASS_BLOCK_DIM = 1024;
 /// 16-byte loads each thread of stage 06 has in flight per round of its grid-stride loop.
 inline constexpr unsigned SINGLE_PASS_UNROLL = 4;
 /// Stage 06's scratch: the block counter at offset 0, the block results from this offset on (a

@@ -113,7 +113,7 @@ TEST_CASE("multi-block launch plans", "[analysis]") {
   CHECK(coarsened_plan(16385, GpuShape{}).grid == 2);
   CHECK(coarsened_plan((std::size_t{1} << 32) + 1, GpuShape{}).grid == (1u << 18) + 1);
   const GpuShape h100{132, 2048};
-  CHECK(single_pass_plan(std::size_t{1} << 28, h100).grid == 132 * 8);  // every SM full, no more
+  CHECK(single_pass_plan(std::size_t{1} << 28, h100).grid == 132 * (2048 / SINGLE_PASS_BLOCK_DIM));  // every SM full, no more
   CHECK(single_pass_plan(1, h100).grid == 1);
   CHECK(single_pass_plan(0, h100).grid == 1);  // it still writes the identity
 }
