@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "pmpp/check.hpp"
+#include "pmpp/launch_config.hpp"
 
 struct cublasContext;  // cuBLAS's handle type, declared so that this header needs no CUDA header
 
@@ -47,19 +48,8 @@ struct RegisterTiling {
   static constexpr int THREADS = (TILE_M / THREAD_M) * (TILE_N / THREAD_N);
 };
 
-/// A grid or block shape, without pulling CUDA's dim3 into plain C++ files.
-struct Dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-
-/// What a launcher actually launched: the programs print it next to the time. A library call
-/// (cuBLAS) chooses its own configuration and reports none (grid.x == 0).
-struct LaunchConfig {
-  Dim3 grid{0, 0, 0}, block{0, 0, 0};
-  std::size_t shared_bytes = 0;
-  bool known() const { return grid.x != 0; }
-  std::string to_string() const;
-};
+using pmpp::Dim3;
+using pmpp::LaunchConfig;
 
 /// One product `C = A B` in device memory.
 struct MatmulArgs {

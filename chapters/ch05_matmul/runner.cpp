@@ -121,13 +121,6 @@ Timing Problem::time(const Contender& who, KernelTimer& timer, LaunchConfig& con
 
 // ---- Tables ---------------------------------------------------------------------------------------
 
-std::string describe(const DeviceInfo& d) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, peak DRAM %.0f GB/s)", d.name.c_str(),
-                d.compute_capability().c_str(), d.sm_count, d.l2_bytes / 1048576.0, d.peak_dram_gbps);
-  return line;
-}
-
 namespace {
 std::string dims(Dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
 Cell tile_cell(int tile) { return tile ? Cell{std::to_string(tile)} : Cell::none(); }
@@ -253,7 +246,7 @@ int run_program(const std::string& program, const std::string& summary, const st
     if (!gpu_or_explain(program.c_str())) return int{kExitNoGpu};
 
     const DeviceInfo device = query_device();
-    std::printf("device:  %s\nproblem: ", describe(device).c_str());
+    std::printf("device:  %s\nproblem: ", device.summary().c_str());
     std::fflush(stdout);  // the CPU reference can take a while at large sizes
     Problem problem(options);
     std::printf("%s\n\n", problem.describe().c_str());

@@ -84,8 +84,6 @@ Table results_table(const std::vector<Measurement>& runs, const Options& options
 Table intensity_table(const std::vector<const Stage*>& list, const Options& options);
 /// Section 6.1: how the first warp of each stage touches global memory at the options' N and K.
 Table coalescing_table(const std::vector<const Stage*>& list, const Options& options);
-/// "NVIDIA H200 (cc 9.0, 132 SMs, 60 MiB L2, peak DRAM 4814 GB/s)"
-std::string describe(const DeviceInfo& device);
 
 /// The whole program: options, the analysis, and on a GPU the checked and timed runs of @p list and
 /// of cuBLAS. Returns the exit status (program.hpp).

@@ -1,19 +1,11 @@
 // The chapter's stage table: drivers and tests iterate over it, so adding a stage is one row here.
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "ch05_matmul/matmul.hpp"
+#include "pmpp/launch_config.hpp"
 
 namespace pmpp::ch05 {
-
-std::string LaunchConfig::to_string() const {
-  if (!known()) return "chosen by the library";
-  std::ostringstream s;
-  s << "grid (" << grid.x << ", " << grid.y << ", " << grid.z << ") block (" << block.x << ", " << block.y << ", "
-    << block.z << ") shared " << shared_bytes << " B";
-  return s.str();
-}
 
 void require_valid(const MatmulArgs& a, const char* launcher) {
   auto in_range = [](int v) { return v >= 1 && v <= MAX_DIM; };
@@ -45,11 +37,7 @@ const std::vector<Stage> kStages = {
 
 const std::vector<Stage>& stages() { return kStages; }
 
-const Stage* find_stage(std::string_view id) {
-  for (const auto& s : kStages)
-    if (id == s.id) return &s;
-  return nullptr;
-}
+const Stage* find_stage(std::string_view id) { return find_by_id(kStages, id); }
 
 int effective_tile(const Stage& stage, int requested) {
   if (stage.tiles.empty()) return 0;

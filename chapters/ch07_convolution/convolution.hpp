@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pmpp/launch_config.hpp"
+
 namespace pmpp::ch07 {
 
 /// Largest filter radius the tiled kernels are instantiated for (FILTER_RADIUS is a compile-time
@@ -24,17 +26,8 @@ inline constexpr int MAX_FILTER_RADIUS = 8;
 /// Side of a (2r+1) x (2r+1) filter.
 constexpr int filter_dim(int radius) { return 2 * radius + 1; }
 
-/// A grid or block shape, without pulling CUDA's dim3 into plain C++ files.
-struct Dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-
-/// What a launcher actually launched: the programs print it next to the time.
-struct LaunchConfig {
-  Dim3 grid, block;
-  std::size_t shared_bytes = 0;
-  std::string to_string() const;
-};
+using pmpp::Dim3;
+using pmpp::LaunchConfig;
 
 /// One 2D convolution in device memory.
 struct Conv2dArgs {

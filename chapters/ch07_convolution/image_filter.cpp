@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     if (!gpu_or_explain(kProgram)) return int{kExitNoGpu};
 
     const DeviceInfo device = query_device();
-    std::printf("device:  %s\n", describe(device).c_str());
+    std::printf("device:  %s\n", device.summary().c_str());
     const Image reference = filter_image_reference(input, mask);
 
     upload_image_mask(mask);

@@ -316,10 +316,4 @@ Table fig_7_14_table() {
   return t;
 }
 
-std::string describe(const DeviceInfo& d) {
-  return format("%s (cc %s, %d SMs, %.0f MiB L2, %.0f KiB shared/block opt-in, peak DRAM %.0f GB/s)", d.name.c_str(),
-                d.compute_capability().c_str(), d.sm_count, d.l2_bytes / 1048576.0, d.shared_per_block_optin / 1024.0,
-                d.peak_dram_gbps);
-}
-
 }  // namespace pmpp::ch07

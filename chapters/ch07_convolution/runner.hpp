@@ -104,7 +104,5 @@ std::vector<std::string> explain_tiled_vs_basic(const std::vector<Measurement>& 
 Table intensity_table(const std::vector<const Stage*>& stages, const Options& options);
 /// The text's Fig 7.14 (OP/B of the tiled kernel against tile size), computed.
 Table fig_7_14_table();
-/// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, peak DRAM 3352 GB/s)"
-std::string describe(const DeviceInfo& device);
 
 }  // namespace pmpp::ch07

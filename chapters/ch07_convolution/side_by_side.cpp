@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     if (!gpu_or_explain(program)) return int{kExitNoGpu};
 
     const DeviceInfo device = query_device();
-    std::printf("device:  %s\nproblem: ", describe(device).c_str());
+    std::printf("device:  %s\nproblem: ", device.summary().c_str());
     Problem problem(options);
     std::printf("%s\n\n", problem.describe().c_str());
 

@@ -1,16 +1,9 @@
 // The chapter's stage table: drivers and tests iterate over it, so adding a stage is one row here.
-#include <sstream>
 
 #include "ch07_convolution/convolution.hpp"
+#include "pmpp/launch_config.hpp"
 
 namespace pmpp::ch07 {
-
-std::string LaunchConfig::to_string() const {
-  std::ostringstream s;
-  s << "grid (" << grid.x << ", " << grid.y << ", " << grid.z << ") block (" << block.x << ", " << block.y << ", "
-    << block.z << ") shared " << shared_bytes << " B";
-  return s.str();
-}
 
 namespace {
 const std::vector<Stage> kStages = {
@@ -38,11 +31,7 @@ const std::vector<Stage> kStages = {
 
 const std::vector<Stage>& stages() { return kStages; }
 
-const Stage* find_stage(std::string_view id) {
-  for (const auto& s : kStages)
-    if (id == s.id) return &s;
-  return nullptr;
-}
+const Stage* find_stage(std::string_view id) { return find_by_id(kStages, id); }
 
 std::vector<int> tiled_in_tile_dims() { return {8, 16, 32}; }
 

@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     const std::size_t depth = MATRIX_PATCH * MATRIX_PATCH * (shapes.size() - 1);
     const Tolerance tolerance =
         exact ? Tolerance::exact() : Tolerance{sum_error_bound(depth, sum_of_magnitudes(matrix)), 0};
-    std::printf("device:  %s\nproblem: %s; inputs: %s\n\n", describe(device).c_str(), shape_text(shape).c_str(),
+    std::printf("device:  %s\nproblem: %s; inputs: %s\n\n", device.summary().c_str(), shape_text(shape).c_str(),
                 describe_inputs(shape.size(), Op::sum, kind).c_str());
 
     const DeviceBuffer<float> d_matrix(matrix);

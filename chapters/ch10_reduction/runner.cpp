@@ -152,13 +152,6 @@ Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer) 
 
 // ---- Tables ----------------------------------------------------------------------------------------
 
-std::string describe(const DeviceInfo& d) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, peak DRAM %.0f GB/s)", d.name.c_str(),
-                d.compute_capability().c_str(), d.sm_count, d.l2_bytes / 1048576.0, d.peak_dram_gbps);
-  return line;
-}
-
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
                     const Measurement* baseline) {
   Table t({"stage", "check", "grid x block", "launches", "median ms", "GB/s", "% peak DRAM", "x CUB"});

@@ -110,7 +110,5 @@ Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& conf
 Table analysis_summary(const std::vector<Measurement>& runs, std::size_t n, const GpuShape& gpu);
 /// Fig 10.7 / 10.8 from a recorded trace: per step, which threads add and which elements.
 void print_trace(const Stage& stage, const std::vector<TraceRecord>& trace, const std::vector<float>& input);
-/// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, peak DRAM 3352 GB/s)"
-std::string describe(const DeviceInfo& device);
 
 }  // namespace pmpp::ch10

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     if (!gpu_or_explain(program)) return int{kExitNoGpu};
 
     const DeviceInfo device = query_device();
-    std::printf("device:  %s\n", describe(device).c_str());
+    std::printf("device:  %s\n", device.summary().c_str());
     Problem problem(options);
     std::printf("problem: %s\n\n", problem.describe().c_str());
 

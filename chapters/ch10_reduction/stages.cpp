@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "ch10_reduction/reduction.hpp"
+#include "pmpp/launch_config.hpp"
 
 namespace pmpp::ch10 {
 
@@ -64,11 +65,7 @@ const Stage kCub = {"cub", "cub::DeviceReduce (library baseline)", "library", kA
 
 const std::vector<Stage>& stages() { return kStages; }
 
-const Stage* find_stage(std::string_view id) {
-  for (const auto& s : kStages)
-    if (id == s.id) return &s;
-  return nullptr;
-}
+const Stage* find_stage(std::string_view id) { return find_by_id(kStages, id); }
 
 const Stage& cub_baseline() { return kCub; }
 

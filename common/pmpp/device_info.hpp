@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 
 #include "pmpp/cuda_check.hpp"
@@ -45,6 +46,14 @@ struct DeviceInfo {
   double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
 
   std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
+  /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s)"
+  std::string summary() const {
+    char line[320];
+    std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, %.0f KiB shared/block opt-in, peak DRAM %.0f GB/s)",
+                  name.c_str(), compute_capability().c_str(), sm_count, l2_bytes / 1048576.0,
+                  shared_per_block_optin / 1024.0, peak_dram_gbps);
+    return line;
+  }
 };
 
 /// Query device @p device. CUDA 13 removed the clock fields from cudaDeviceProp, so the memory clock
