@@ -6,6 +6,8 @@
 PRESET ?= default
 BUILD  ?= build
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+# Test processes share one GPU, and a few tests hold over 10 GiB of it: at most 8 at a time.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 8 ? n : 8 )))
 export PATH := $(PATH):/usr/local/cuda/bin
 MAKEFLAGS += --no-print-directory
 
@@ -26,7 +28,7 @@ tour: configure
 # Exercise tests (label "exercise") fail until a student solves them: run them with
 # `ctest --test-dir build -L exercise`, or grade them with `make grade`.
 test: build
-	ctest --preset $(PRESET) -j $(JOBS) -LE exercise
+	ctest --preset $(PRESET) -j $(TEST_JOBS) -LE exercise
 
 docs: configure
 	@scripts/install-dependencies --docs
