@@ -1,17 +1,21 @@
 // The image kernel against the CPU reference, bit for bit: awkward sizes, 1 to 4 channels, square and
-// non-square masks, asymmetric masks, the named filters, and an image over 2^31 bytes.
+// non-square masks (the compiled square sizes and the run-time-loop path), asymmetric masks, masks
+// that expose any change in the order of the taps, the named filters, misaligned buffers (the byte
+// path), more tile rows than the grid has blocks, and an image over 2^31 bytes.
 //
 // Output bytes cannot be poisoned with a value no pixel can take (every byte is a valid pixel), so
 // each run happens twice, over output filled with 0x00 and then with 0xFF: a byte the kernel skips
 // keeps a different value in the two runs and cannot match the reference both times.
 #include <algorithm>
 #include <catch2/catch_test_macros.hpp>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_pixel.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/device_buffer.hpp"
@@ -40,24 +44,32 @@ Mask random_mask(int w, int h, std::uint64_t seed, float lo, float hi, float sca
 }
 
 /// Filter @p in on the GPU twice (over 0x00 and over 0xFF), checking the guard bands each time, that
-/// the runs agree, and that the input is unchanged; returns the result.
-Image run_on_gpu(const Image& in, const Mask& mask) {
+/// the runs agree, and that the input is unchanged; returns the result. The input starts
+/// @p in_offset bytes and the output kGuard + @p out_offset bytes into their allocations: an offset
+/// that is not a multiple of 16 takes the kernel's byte-by-byte path.
+Image run_on_gpu(const Image& in, const Mask& mask, std::size_t in_offset = 0, std::size_t out_offset = 0) {
   upload_image_mask(mask);
-  pmpp::DeviceBuffer<std::uint8_t> d_in(in.pixels), d_out(in.bytes() + 2 * kGuard);
+  const std::size_t before = kGuard + out_offset;
+  pmpp::DeviceBuffer<std::uint8_t> d_in(in.bytes() + in_offset), d_out(before + in.bytes() + kGuard);
+  CUDA_CHECK(cudaMemset(d_in.data(), 0, in_offset));
+  CUDA_CHECK(cudaMemcpy(d_in.data() + in_offset, in.pixels.data(), in.bytes(), cudaMemcpyHostToDevice));
   Image runs[2] = {Image(in.width, in.height, in.channels), Image(in.width, in.height, in.channels)};
   for (int r = 0; r < 2; ++r) {
     CUDA_CHECK(cudaMemset(d_out.data(), kPoisons[r], d_out.bytes()));
-    filter_image({d_in.data(), d_out.data() + kGuard, in.width, in.height, in.channels, mask.width, mask.height});
+    filter_image({d_in.data() + in_offset, d_out.data() + before, in.width, in.height, in.channels, mask.width,
+                  mask.height});
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto all = d_out.to_host();
     std::size_t guards_written = 0;
-    for (std::size_t i = 0; i < kGuard; ++i)
-      guards_written += (all[i] != kPoisons[r]) + (all[kGuard + in.bytes() + i] != kPoisons[r]);
+    for (std::size_t i = 0; i < before; ++i) guards_written += all[i] != kPoisons[r];
+    for (std::size_t i = before + in.bytes(); i < all.size(); ++i) guards_written += all[i] != kPoisons[r];
     CHECK(guards_written == 0);
-    runs[r].pixels.assign(all.begin() + kGuard, all.begin() + kGuard + in.bytes());
+    runs[r].pixels.assign(all.begin() + static_cast<std::ptrdiff_t>(before),
+                          all.begin() + static_cast<std::ptrdiff_t>(before + in.bytes()));
   }
   CHECK(runs[0].pixels == runs[1].pixels);  // else some byte was never written
-  CHECK(d_in.to_host() == in.pixels);
+  const auto input_after = d_in.to_host();
+  CHECK(std::equal(in.pixels.begin(), in.pixels.end(), input_after.begin() + static_cast<std::ptrdiff_t>(in_offset)));
   return runs[0];
 }
 
@@ -73,18 +85,50 @@ std::string compare_images(const Image& got, const Image& want) {
   return text;
 }
 
-void check_against_reference(const Image& in, const Mask& mask) {
+void check_against_reference(const Image& in, const Mask& mask, std::size_t in_offset = 0, std::size_t out_offset = 0) {
   const Image want = filter_image_reference(in, mask);
-  const Image got = run_on_gpu(in, mask);
+  const Image got = run_on_gpu(in, mask, in_offset, out_offset);
   const std::string summary = compare_images(got, want);
   INFO(summary);
   CHECK(summary.rfind("PASS", 0) == 0);
 }
 
-// 1 x 1, single rows and columns, a warp's width and one either side (the block is 32 bytes wide,
-// and with 3 channels a row of 11 pixels is 33 bytes), primes, non-square both ways.
-const std::vector<std::pair<int, int>> kSizes{{1, 1},  {1, 37},  {37, 1},  {31, 31},  {32, 32},
-                                              {11, 9}, {17, 95}, {95, 17}, {127, 61}, {200, 131}};
+// 1 x 1, single rows and columns, 32 and one either side, an output tile (64 x 32 pixels) plus one
+// both ways, primes, non-square both ways, several tiles with whole-word rows (width % 4 == 0).
+const std::vector<std::pair<int, int>> kSizes{{1, 1},   {1, 37},   {37, 1},   {31, 31},   {32, 32},   {11, 9},
+                                              {65, 33}, {17, 95}, {95, 17}, {127, 61}, {200, 131}, {128, 70}};
+
+/// The same taps as filter_image_reference(), but each mask row added right to left: as correct as
+/// the reference, and different from it wherever the order shows.
+Image filter_columns_reversed(const Image& in, const Mask& mask) {
+  Image out(in.width, in.height, in.channels);
+  const int rx = mask.width / 2, ry = mask.height / 2;
+  for (int row = 0; row < in.height; ++row)
+    for (int col = 0; col < in.width; ++col)
+      for (int c = 0; c < in.channels; ++c) {
+        float sum = 0.0f;
+        for (int i = 0; i < mask.height; ++i)
+          for (int j = mask.width - 1; j >= 0; --j)
+            sum = std::fma(mask.at(i, j),
+                           static_cast<float>(in.at(std::clamp(row - ry + i, 0, in.height - 1),
+                                                    std::clamp(col - rx + j, 0, in.width - 1), c)),
+                           sum);
+        out.at(row, col, c) = to_pixel(sum);
+      }
+  return out;
+}
+
+/// Small random weights, plus 2^20 near the start of the mask and -2^20 near its end. On a flat patch
+/// the two cancel, but only after every tap between them was added to a sum near 2^20 x pixel and
+/// rounded there: the result keeps the rounding of exactly the taps that came between, in the order
+/// they came.
+Mask cancelling_mask(int w, int h, std::uint64_t seed) {
+  Mask mask = random_mask(w, h, seed, 0.0f, 0.05f, 1.0f);
+  mask.name = "cancelling";
+  mask.weights[w > 1 ? 1 : 0] = 1048576.0f;
+  mask.weights[mask.weights.size() - (w > 1 ? 2 : 1)] = -1048576.0f;
+  return mask;
+}
 
 }  // namespace
 
@@ -105,6 +149,8 @@ TEST_CASE("image kernel matches the reference bit for bit: sizes x channels x ma
           random_mask(7, 1, seed, -0.5f, 1.0f, 2.0f / 7),
           random_mask(1, 9, seed, -0.5f, 1.0f, 2.0f / 9),
           random_mask(9, 7, seed, -1.0f, 1.0f, 1.0f),
+          random_mask(7, 7, seed, -0.5f, 1.0f, 2.0f / 49),
+          random_mask(9, 9, seed, -0.5f, 1.0f, 2.0f / 81),
           random_mask(MAX_MASK_DIM, MAX_MASK_DIM, seed, -0.5f, 1.0f, 2.0f / (MAX_MASK_DIM * MAX_MASK_DIM)),
       };
       for (const Mask& mask : masks) {
@@ -132,6 +178,51 @@ TEST_CASE("image kernel: an asymmetric mask on a one-hot image lands where the d
         INFO("row " << row << " col " << col << " channel " << c);
         CHECK(got.at(row, col, c) == (hit ? 10 * (i * 5 + j + 1) : 0));
       }
+}
+
+TEST_CASE("image kernel adds each sample's taps in the reference's order", "[gpu][image]") {
+  PMPP_REQUIRE_GPU();
+  // The built-in picture has flat areas, where a cancelling mask leaves mid-range values that depend
+  // on the order of the taps. Compiled square sizes and the run-time-loop shapes.
+  for (int c : {1, 3, 4}) {
+    const Image picture = test_picture(160, 96, c);
+    for (auto [w, h] : {std::pair{3, 3}, std::pair{5, 5}, std::pair{9, 9}, std::pair{5, 3}, std::pair{3, 7}}) {
+      const Mask mask = cancelling_mask(w, h, 1000 + 10 * w + h);
+      INFO(c << " channels, cancelling mask " << w << "x" << h);
+      const Image want = filter_image_reference(picture, mask);
+      // The test can fail: another order of the same taps changes many bytes.
+      const Image other = filter_columns_reversed(picture, mask);
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < want.pixels.size(); ++i) differ += want.pixels[i] != other.pixels[i];
+      CHECK(differ > want.pixels.size() / 100);
+      const std::string summary = compare_images(run_on_gpu(picture, mask), want);
+      INFO(summary);
+      CHECK(summary.rfind("PASS", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("image kernel: misaligned buffers take the byte path and give the same bytes", "[gpu][image]") {
+  PMPP_REQUIRE_GPU();
+  // Widths that are multiples of 4 would move whole words; offsets of 1 to 3 bytes (and 4, aligned
+  // to a word but not to 16 bytes) make the launcher choose bytes instead.
+  std::uint64_t seed = 500;
+  for (int c = 1; c <= MAX_IMAGE_CHANNELS; ++c)
+    for (auto [in_offset, out_offset] : {std::pair<std::size_t, std::size_t>{1, 0}, {0, 3}, {2, 1}, {4, 4}}) {
+      const Image in = random_image(132, 45, c, ++seed);
+      INFO(c << " channels, input offset " << in_offset << ", output offset " << out_offset);
+      check_against_reference(in, make_filter("gaussian", 5, 5), in_offset, out_offset);
+      check_against_reference(in, random_mask(5, 3, seed, -0.5f, 1.0f, 2.0f / 15), in_offset, out_offset);
+    }
+}
+
+TEST_CASE("image kernel covers more tile rows than the grid has blocks", "[gpu][image]") {
+  PMPP_REQUIRE_GPU();
+  // gridDim.y stops at 65535 blocks of 32 rows: 2^21 + 99 rows need the kernel's loop for the last
+  // few tile rows. Narrow, so the picture stays small (30 MiB).
+  const Image in = random_image(5, (1 << 21) + 99, 3, 4242);
+  check_against_reference(in, random_mask(3, 5, 4243, -0.5f, 1.0f, 2.0f / 15));
+  check_against_reference(in, make_filter("gaussian", 5, 5));
 }
 
 TEST_CASE("image kernel: the named filters on the built-in picture", "[gpu][image]") {
