@@ -132,13 +132,14 @@ function(pmpp_finish_exercises)
     set(separator ",")
   endforeach()
 
-  # Targets every exercise needs that are built from source here (Catch2 when it was downloaded):
-  # grade builds them first, so that exercises can then build side by side.
-  set(prebuild "")
+  # Targets every exercise needs that are built from source here (the harness library, and Catch2
+  # when it was downloaded): grade builds them first, so that exercises can then build side by side
+  # without two builds racing to make the same library.
+  set(prebuild "\"pmpp_common\"")
   if(TARGET Catch2WithMain)
     get_target_property(imported Catch2WithMain IMPORTED)
     if(NOT imported)
-      set(prebuild "\"Catch2WithMain\"")
+      set(prebuild "${prebuild}, \"Catch2WithMain\"")
     endif()
   endif()
   set(tests false)
