@@ -6,7 +6,8 @@
 //              combines everything it read in a register. Each warp then combines its 32 values with
 //              register shuffles, each block its warps' values, and thread 0 writes the block's
 //              result to scratch. The last block to finish (it learns so from an atomic counter)
-//              combines the block results and writes the output.
+//              combines the block results and writes the output. A one-block grid (a short input)
+//              writes its result as the output directly.
 // Changed:     - coarsening sized to the machine, not to a constant (section 10.8's closing advice):
 //                every block stays resident, so no block waits for an SM and no SM idles at the end;
 //              - float4 loads: a quarter of the load instructions for the same bytes;
@@ -15,14 +16,19 @@
 //              - no atomic on the output and no reset launch: block results go to scratch and the
 //                last block combines them in a fixed order, so the result is also the same bit for
 //                bit from run to run. One launch in all, which matters most for mid-sized inputs.
-// Limitation:  the final combine waits for the slowest block, and one launch still pays the grid's
-//              ramp-up. Measured on an H100 (L2 evicted by reading before each run): 1.06x
-//              cub::DeviceReduce::Sum at 2^24 floats (0.0270 against 0.0285 ms) and 1.01x at 2^28
-//              (0.345 against 0.349 ms, 93% of peak DRAM). At 2^24 both reach only ~72% of the peak:
-//              64 MB is read in ~20 us, so a few microseconds of launch and ramp-up dominate what is
-//              left; the second launch this stage saves is worth ~1.5 us, not the 20% we aimed for.
-//              Variants tried and measured on the H100, none faster: 256- and 512-thread blocks, 2 or 8
-//              loads in flight, one contiguous chunk per block, evict-first loads (__ldcs), two waves.
+// Limitation:  every launch pays a fixed cost before it reads a byte. Measured on an H100 (L2 evicted
+//              by reading before each run): an empty kernel takes 0.0030 ms, and one read of 2^24
+//              floats at peak DRAM 0.0200 ms, so no one-launch sum of 2^24 floats can take less than
+//              0.0230 ms (1.23x cub::DeviceReduce::Sum's 0.0284 ms). This stage takes 0.0273 ms
+//              (1.04x CUB). Of the 4.3 us it loses to the limit, about 1.8 us is the last block's
+//              combine (a fence, an atomic and a read of the block results, one after the other: a
+//              kernel without it took 0.0250 ms), and the rest is DRAM itself, which delivers 94% of
+//              its peak even to a long stream, after a ramp-up of a microsecond or so. At 2^28 the
+//              fixed cost is 1% of the time: 0.345 against 0.350 ms (1.01x CUB), 93% of peak DRAM.
+//              Variants measured on the H100, none faster at 2^24: 256- and 512-thread blocks, 2 or 8
+//              loads in flight, one contiguous chunk per block, chunks handed out by an atomic
+//              counter, evict-first and L2-prefetching loads, acquire-release atomics instead of
+//              fences, two waves.
 // Preconditions: any n and any float alignment of input (up to 3 leading and 3 trailing elements
 //              are read one by one); scratch of single_pass_scratch_bytes(), zeroed once.
 // =================================================================================================
@@ -123,6 +129,13 @@ __global__ void __launch_bounds__(SINGLE_PASS_BLOCK_DIM, MIN_BLOCKS_PER_SM)
   }
 
   value = block_reduce(op, value, probe);
+
+  // A one-block grid (a short input) already holds the answer: no scratch, no counter, no second round.
+  if (gridDim.x == 1) {
+    probe.global_access(threadIdx.x == 0, output);
+    if (threadIdx.x == 0) *output = value;
+    return;
+  }
 
   // Publish this block's result, then count the block as done. The fence orders the two: whoever
   // sees the count also sees the result.

@@ -153,10 +153,13 @@ Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer) 
 // ---- Tables ----------------------------------------------------------------------------------------
 
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
-                    const Measurement* baseline) {
+                    const Measurement* baseline, const Timing* empty_launch) {
   Table t({"stage", "check", "grid x block", "launches", "median ms", "GB/s", "% peak DRAM", "x CUB"});
   const double bytes = static_cast<double>(n) * sizeof(float);
   const bool have_baseline = baseline != nullptr && baseline->check.ok && baseline->timing.median_ms > 0;
+  const auto x_baseline = [&](double ms) {
+    return have_baseline ? Cell::num(baseline->timing.median_ms / ms, 2) : Cell::none();
+  };
   for (const auto& r : runs) {
     if (!r.skipped.empty()) {
       t.add_row({r.stage->id, "skipped"});
@@ -172,12 +175,28 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
     }
     const double ms = r.timing.median_ms, gbps = gb_per_s(bytes, ms);
     t.add_row({r.stage->id, "PASS", shape, launches, Cell::num(ms, 4), Cell::num(gbps, 0),
-               Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
-               have_baseline ? Cell::num(baseline->timing.median_ms / ms, 2) : Cell::none()});
+               Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
+  }
+  const bool show_limit = empty_launch != nullptr && device.peak_dram_gbps > 0;
+  const double read_ms = device.peak_dram_gbps > 0 ? bytes / (device.peak_dram_gbps * 1e9) * 1e3 : 0;
+  if (show_limit) {
+    const double ms = empty_launch->median_ms + read_ms, gbps = gb_per_s(bytes, ms);
+    t.add_row({"limit: one launch", "-", "-", "1", Cell::num(ms, 4), Cell::num(gbps, 0),
+               Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
   }
   t.add_note("GB/s counts one read of the input (4n bytes), the least any reduction must move: '% peak DRAM'");
   t.add_note("is the fraction of the DRAM limit reached. Timed launches only, median of the repetitions, L2 flushed");
   t.add_note("before each. 'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
+  if (show_limit) {
+    char line[200];
+    std::snprintf(line, sizeof line, "limit: one launch = an empty kernel, timed the same way (%.4f ms: launch, start-up,",
+                  empty_launch->median_ms);
+    t.add_note(line);
+    std::snprintf(line, sizeof line, "events), plus one read of the input at peak DRAM (%.4f ms). No reduction in one launch",
+                  read_ms);
+    t.add_note(line);
+    t.add_note("can be faster; one in two launches pays the empty kernel twice.");
+  }
   return t;
 }
 

@@ -99,9 +99,11 @@ struct Measurement {
 Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer);
 
 /// Launch configuration, check, time, GB/s and % of peak DRAM for each run, and the throughput
-/// relative to @p baseline (the CUB row) when one is given.
+/// relative to @p baseline (the CUB row) when one is given. With @p empty_launch (an empty kernel timed
+/// by the same timer) a last row gives the limit for one launch: that fixed cost plus one read of the
+/// input at peak DRAM bandwidth, the least time any one-launch reduction of n floats can take here.
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
-                    const Measurement* baseline);
+                    const Measurement* baseline, const Timing* empty_launch);
 /// The text's analysis for one stage: its closed forms, the same rules counted for this kernel, and
 /// (if given) what the instrumented build counted on the GPU, with the reasons where they differ.
 Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& config,

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "ch10_reduction/runner.hpp"
+#include "pmpp/empty_launch.hpp"
 #include "pmpp/program.hpp"
 
 using namespace pmpp;
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
     all_passed = all_passed && cub.check.ok;
     runs.push_back(cub);
 
-    const Table results = results_table(runs, options.n, device, &runs.back());
+    const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
+    const Table results = results_table(runs, options.n, device, &runs.back(), &empty_launch);
     results.print(std::cout);
     std::printf("\nThe text's analysis next to what the instrumented kernels counted on the GPU:\n");
     const Table analysis = analysis_summary(runs, options.n, current_gpu_shape());

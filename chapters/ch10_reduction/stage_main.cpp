@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "ch10_reduction/runner.hpp"
+#include "pmpp/empty_launch.hpp"
 #include "pmpp/program.hpp"
 
 using namespace pmpp;
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
     const Measurement run = run_stage(problem, stage, timer);
     std::printf("launch:  %s\ncheck:   %s\n\n", run.check.config.to_string().c_str(), run.check.summary().c_str());
-    const Table results = results_table({run}, options.n, device, nullptr);
+    const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
+    const Table results = results_table({run}, options.n, device, nullptr, &empty_launch);
     results.print(std::cout);
     if (!run.check.ok) return int{kExitCheckFailed};
 
