@@ -189,11 +189,11 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
   t.add_note("before each. 'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
   if (show_limit) {
     char line[200];
-    std::snprintf(line, sizeof line, "limit: one launch = an empty kernel, timed the same way (%.4f ms: launch, start-up,",
-                  empty_launch->median_ms);
+    std::snprintf(line, sizeof line, "limit: one launch = an empty kernel, timed the same way (%.3g us: launch, start-up,",
+                  1e3 * empty_launch->median_ms);
     t.add_note(line);
-    std::snprintf(line, sizeof line, "events), plus one read of the input at peak DRAM (%.4f ms). No reduction in one launch",
-                  read_ms);
+    std::snprintf(line, sizeof line, "events), plus one read of the input at peak DRAM (%.3g us). No reduction in one launch",
+                  1e3 * read_ms);
     t.add_note(line);
     t.add_note("can be faster; one in two launches pays the empty kernel twice.");
   }
