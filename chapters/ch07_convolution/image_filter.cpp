@@ -94,7 +94,7 @@ std::vector<std::string> explain_limit(const Image& input, const Mask& mask, con
                                        double compulsory_bytes, double measured_ms) {
   char line[480];
   std::vector<std::string> lines;
-  const double dram_ms = device.peak_dram_gbps > 0 ? compulsory_bytes / (device.peak_dram_gbps * 1e6) : 0;
+  const double dram_ms = device.ms_at_peak_dram(compulsory_bytes);
   // Only the device's FP32 peak is used from floors(); the image's own FMA count is below.
   const double tflops = floors(Options{}, device).fp32_tflops;
   const int taps = mask.width * mask.height;

@@ -148,7 +148,7 @@ std::string format(const char* fmt, ...) {
 Floors floors(const Options& o, const DeviceInfo& d) {
   Floors f;
   const double pixels = static_cast<double>(o.width) * o.height;
-  if (d.peak_dram_gbps > 0) f.dram_ms = compulsory_bytes(o.width, o.height) / (d.peak_dram_gbps * 1e6);
+  f.dram_ms = d.ms_at_peak_dram(compulsory_bytes(o.width, o.height));
   int device = 0, clock_khz = 0;
   if (cudaGetDevice(&device) == cudaSuccess &&
       cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) == cudaSuccess && clock_khz > 0) {

@@ -121,6 +121,22 @@ ResourceCounts plus(ResourceCounts a, const ResourceCounts& b) {
 
 std::uint64_t float_at(std::uint64_t index) { return kInput + 4 * index; }
 
+// One step of an in-place tree (stages 01 and 02): every thread t for which adds(t) holds reads
+// input[owner(t)] and input[owner(t) + stride], adds, and writes input[owner(t)]. The two stages differ
+// only in owner and adds, exactly as their kernels do.
+template <class Owner, class Adds>
+void count_in_place_step(Tally& tally, unsigned block, std::size_t stride, Owner owner, Adds adds) {
+  for (unsigned w = 0; w < warps_in(block); ++w) {
+    const auto thread = [&](unsigned lane) { return static_cast<std::size_t>(w) * kWarp + lane; };
+    const auto active = [&](unsigned lane) { return adds(thread(lane)); };
+    const unsigned lanes = lanes_in_warp(block, w);
+    tally.combine(lanes, active);
+    tally.access(lanes, active, [&](unsigned lane) { return float_at(owner(thread(lane))); });
+    tally.access(lanes, active, [&](unsigned lane) { return float_at(owner(thread(lane)) + stride); });
+    tally.access(lanes, active, [&](unsigned lane) { return float_at(owner(thread(lane))); });
+  }
+}
+
 // Thread 0's final `*output = input[0]` in stages 01 and 02.
 void count_in_place_finish(Tally& tally, unsigned block) {
   const auto first_lane = [](unsigned lane) { return lane == 0; };
@@ -201,15 +217,8 @@ ResourceCounts simple_counts(std::size_t n, const LaunchConfig& c) {
   Tally tally;
   if (c.grid == 0) return tally.counts;
   for (std::size_t stride = 1; stride <= c.block; stride *= 2)
-    for (unsigned w = 0; w < warps_in(c.block); ++w) {
-      const auto owner = [&](unsigned lane) { return 2 * (static_cast<std::size_t>(w) * kWarp + lane); };
-      const auto adds = [&](unsigned lane) { return (w * kWarp + lane) % stride == 0 && owner(lane) + stride < n; };
-      const unsigned lanes = lanes_in_warp(c.block, w);
-      tally.combine(lanes, adds);
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane) + stride); });
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
-    }
+    count_in_place_step(tally, c.block, stride, [](std::size_t t) { return 2 * t; },
+                        [&](std::size_t t) { return t % stride == 0 && 2 * t + stride < n; });
   count_in_place_finish(tally, c.block);
   return tally.counts;
 }
@@ -218,15 +227,8 @@ ResourceCounts convergent_counts(std::size_t n, const LaunchConfig& c) {
   Tally tally;
   if (c.grid == 0) return tally.counts;
   for (std::size_t stride = c.block; stride >= 1; stride /= 2)
-    for (unsigned w = 0; w < warps_in(c.block); ++w) {
-      const auto owner = [&](unsigned lane) { return static_cast<std::size_t>(w) * kWarp + lane; };
-      const auto adds = [&](unsigned lane) { return owner(lane) < stride && owner(lane) + stride < n; };
-      const unsigned lanes = lanes_in_warp(c.block, w);
-      tally.combine(lanes, adds);
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane) + stride); });
-      tally.access(lanes, adds, [&](unsigned lane) { return float_at(owner(lane)); });
-    }
+    count_in_place_step(tally, c.block, stride, [](std::size_t t) { return t; },
+                        [&](std::size_t t) { return t < stride && t + stride < n; });
   count_in_place_finish(tally, c.block);
   return tally.counts;
 }

@@ -178,7 +178,7 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
                Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
   }
   const bool show_limit = empty_launch != nullptr && device.peak_dram_gbps > 0;
-  const double read_ms = device.peak_dram_gbps > 0 ? bytes / (device.peak_dram_gbps * 1e9) * 1e3 : 0;
+  const double read_ms = device.ms_at_peak_dram(bytes);
   if (show_limit) {
     const double ms = empty_launch->median_ms + read_ms, gbps = gb_per_s(bytes, ms);
     t.add_row({"limit: one launch", "-", "-", "1", Cell::num(ms, 4), Cell::num(gbps, 0),

@@ -46,6 +46,9 @@ struct DeviceInfo {
   double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
 
   std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
+  /// Milliseconds to move @p bytes at peak DRAM bandwidth: the floor for traffic that must reach DRAM
+  /// (0 when the peak is unknown).
+  double ms_at_peak_dram(double bytes) const { return peak_dram_gbps > 0 ? bytes / (peak_dram_gbps * 1e6) : 0; }
   /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s)"
   std::string summary() const {
     char line[320];
