@@ -41,6 +41,7 @@
 #include "ch10_reduction/operators.cuh"
 #include "ch10_reduction/probe.cuh"
 #include "ch10_reduction/reduction.hpp"
+#include "pmpp/arch_limits.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 
@@ -51,8 +52,9 @@ namespace pmpp::ch10 {
 constexpr unsigned int WARPS = SINGLE_PASS_BLOCK_DIM / 32;
 static_assert(SINGLE_PASS_BLOCK_DIM % 32 == 0 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0,
               "the second shuffle round combines one value per warp within one warp");
-// Hopper and Ampere run 2048 threads per SM: ask the compiler to fit that many (<= 32 registers).
-constexpr unsigned int MIN_BLOCKS_PER_SM = 2048 / SINGLE_PASS_BLOCK_DIM;
+// Fill every SM with resident blocks: ask the compiler for few enough registers that as many threads
+// fit as the architecture being compiled holds (2048 on an A100 or H100: at most 32 registers each).
+constexpr unsigned int MIN_BLOCKS_PER_SM = min_blocks_to_fill_sm(SINGLE_PASS_BLOCK_DIM);
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
