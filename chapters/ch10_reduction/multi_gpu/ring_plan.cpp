@@ -15,6 +15,9 @@ std::size_t align_up(std::size_t x, std::size_t to) { return ceil_div(x, to) * t
 // calls on the host (a wait, a copy, an event; a wait, a launch, an event), so tiny ones leave the
 // links idle while the host catches up.
 constexpr std::size_t kMinDefaultChunk = std::size_t{1} << 18;
+// At most this many floats per message when the plan chooses (16 MiB), unless a segment would then need
+// more than kMaxChunks messages: staging holds kDefaultSlots messages on every rank.
+constexpr std::size_t kMaxDefaultChunk = std::size_t{1} << 22;
 // About this many messages per segment and step when the plan chooses: the link carries one piece
 // while the receiver adds the previous one, so only the first piece of a step waits for nothing.
 constexpr std::size_t kTargetChunks = 8;
@@ -38,7 +41,7 @@ Range RingPlan::piece(int s, int c) const {
 std::size_t default_chunk_elements(std::size_t n, int ranks) {
   const std::size_t segment = align_up(ceil_div<std::size_t>(n, static_cast<std::size_t>(std::max(ranks, 1))),
                                        kAlignElements);
-  return std::max(kMinDefaultChunk, align_up(ceil_div(segment, kTargetChunks), kAlignElements));
+  return std::clamp(align_up(ceil_div(segment, kTargetChunks), kAlignElements), kMinDefaultChunk, kMaxDefaultChunk);
 }
 
 RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements, int slots) {
