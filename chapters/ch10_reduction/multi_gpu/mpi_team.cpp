@@ -18,7 +18,6 @@
 namespace pmpp::ch10::multi_gpu {
 
 namespace {
-//! [mpi_messenger]
 // The ring's host-to-host messages over MPI, on a communicator of their own so that their tags meet
 // no other traffic. Sends do not wait for the receiver: each keeps its bytes until MPI is done with them.
 class MpiMessenger final : public Messenger {
@@ -61,7 +60,6 @@ class MpiMessenger final : public Messenger {
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::deque<Pending> pending_;
 };
-//! [mpi_messenger]
 
 class MpiTeam final : public Team {
  public:

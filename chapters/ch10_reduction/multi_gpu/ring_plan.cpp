@@ -64,7 +64,6 @@ RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements, int slo
   return plan;
 }
 
-//! [simulate_ring]
 void simulate_ring(const RingPlan& plan, std::vector<std::vector<float>>& vectors) {
   const int p = plan.ranks;
   if (static_cast<int>(vectors.size()) != p) throw std::invalid_argument("simulate_ring: one vector per rank");
@@ -90,6 +89,5 @@ void simulate_ring(const RingPlan& plan, std::vector<std::vector<float>>& vector
     }
   }
 }
-//! [simulate_ring]
 
 }  // namespace pmpp::ch10::multi_gpu

@@ -83,7 +83,6 @@ std::string mib(std::size_t bytes) {
 
 constexpr int kMaxScheduleRanks = 8;  // wider schedules do not fit a terminal
 
-//! [schedule_table]
 Table schedule_table(int p) {
   const RingPlan plan = plan_ring(std::size_t{1} << 20, p);
   std::vector<std::string> columns = {"step", "phase"};
@@ -101,7 +100,6 @@ Table schedule_table(int p) {
   t.add_note("that one piece crosses the link while the receiver adds the one before.");
   return t;
 }
-//! [schedule_table]
 
 Table traffic_table(const SessionOptions& o, int p) {
   Table t({"vector", "segment", "messages per step", "message", "sent per GPU", "received per GPU", "staging per GPU"});
@@ -225,12 +223,10 @@ struct Shard {
     scratch = DeviceBuffer<unsigned char>(std::max<std::size_t>(1, stage.scratch_bytes(count, Op::sum)));
     CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));  // once: stage 06 leaves it zeroed
   }
-  //! [shard_launch]
   void launch(const Stage& stage) {
     CUDA_CHECK(cudaSetDevice(device));
     config = stage.launch({input.data(), partial.data(), count, Op::sum, scratch.data(), nullptr});
   }
-  //! [shard_launch]
   float result() const {
     CUDA_CHECK(cudaSetDevice(device));
     return partial.to_host()[0];  // a copy on the default stream: it waits for the all-reduce
@@ -377,19 +373,21 @@ bool run_all_reduce(Team& team, const SessionOptions& o, std::vector<std::pair<s
   for (int r = 0; r < p; ++r) distinct.insert(team.device_of(r));
   const bool shared = static_cast<int>(distinct.size()) < p;
 
-  const std::size_t link_bytes = std::min(ring.capacity() * sizeof(float), std::size_t{256} << 20);
-  const LinkBandwidth measured = measure_links(ring, link_bytes, 5, [&] { team.barrier(); });
-  double link_gbps = 0;
-  Table links = links_table(team, measured, link_bytes, link_gbps);
-  show(team, "The links of the ring:", links);
-  tables.emplace_back("links", std::move(links));
-
   const auto fill = [&](std::size_t n) {
     for (int r : ring.local_ranks()) {
       CUDA_CHECK(cudaSetDevice(ring.device(r)));
       fill_inputs(ring.vector(r), n, o.seed + n, r, o.exact());
     }
   };
+
+  const std::size_t link_bytes = std::min(ring.capacity() * sizeof(float), std::size_t{256} << 20);
+  fill(ring.capacity());  // the link measurement copies whole vectors: give them values first
+  const LinkBandwidth measured = measure_links(ring, link_bytes, 5, [&] { team.barrier(); });
+  double link_gbps = 0;
+  Table links = links_table(team, measured, link_bytes, link_gbps);
+  show(team, "The links of the ring:", links);
+  tables.emplace_back("links", std::move(links));
+
   // Every local rank's vector against the CPU's sums; a failure is printed by the process that saw it.
   const auto check = [&](std::size_t n, const char* who) {
     bool ok = true;
