@@ -17,7 +17,7 @@ void write_ch10_ring(const std::string& dir) {
   namespace mg = pmpp::ch10::multi_gpu;
   constexpr int p = 4;
   const mg::RingPlan plan = mg::plan_ring(std::size_t{1} << 20, p);
-  Svg svg(860, 420);
+  Svg svg(900, 420);
   svg.title("The ring all-reduce over 4 GPUs: reduce-scatter, then all-gather");
 
   // Left: the GPUs around the ring, each sending to the next.
@@ -47,8 +47,8 @@ void write_ch10_ring(const std::string& dir) {
   svg.text(cx, 395, "each GPU sends to the next, all at once", R"(text-anchor="middle" font-size="12" fill="#555")");
 
   // Right: who sends which segment at each step.
-  const double left = 400, top = 70, cell_w = 95, cell_h = 34;
-  svg.text(left + 2 * cell_w + 60, 40, "step by step: the segment each GPU sends to the next",
+  const double left = 380, top = 70, cell_w = 92, cell_h = 34;
+  svg.text(left + 110 + 2 * cell_w, 40, "step by step: the segment each GPU sends to the next",
            R"(text-anchor="middle" font-weight="bold")");
   for (int r = 0; r < p; ++r)
     svg.text(left + 110 + r * cell_w + cell_w / 2, top - 8, "GPU " + std::to_string(r), R"(text-anchor="middle")");
@@ -73,7 +73,7 @@ void write_ch10_ring(const std::string& dir) {
   svg.text(left, below + 17, "after 3 steps GPU r holds the whole sum of segment r+1.", R"(font-size="12" fill="#333")");
   svg.text(left, below + 34, "(=) the receiver copies the finished segment and passes it on.",
            R"(font-size="12" fill="#333")");
-  svg.text(left, below + 51, "Each GPU sends 2(p-1)/p = 1.5 vectors' worth in all; each step is cut into pieces.",
+  svg.text(left, below + 51, "Each GPU sends 2(p-1)/p = 1.5 vectors in all, piece by piece.",
            R"(font-size="12" fill="#333")");
   svg.save(dir + "/ch10_ring.svg");
 

@@ -158,7 +158,7 @@ Ring::Ring(int rank, int ranks, int device, std::size_t capacity, RingOptions op
   s.own.push_back(std::make_unique<detail::RankResources>(rank, device, capacity, largest.staging_elements(),
                                                           max_messages(ranks), max_reduce_messages(ranks), true));
   detail::RankResources& me = *s.own.front();
-  if (ranks == 1) {  // no neighbours: all_reduce has nothing to do
+  if (ranks == 1 || capacity == 0) {  // no neighbours, or no vector: all_reduce has nothing to do
     s.right.push_back({me.vector.data(), me.staging.data(), me.reduced.data()});
     s.left.push_back({me.arrived.data()});
     return;
