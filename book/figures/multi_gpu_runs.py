@@ -40,7 +40,7 @@ def busbw_svg(run, table):
         return None
     sizes = [s for pts in points.values() for s, _ in pts]
     top_value = max(v for pts in points.values() for _, v in pts)
-    width, height, left, right, top, bottom = 760, 380, 70, 560, 40, 320
+    width, height, left, right, top, bottom = 820, 380, 70, 560, 40, 320
     x_lo, x_hi = math.log2(min(sizes)), math.log2(max(sizes))
     x_hi = x_hi if x_hi > x_lo else x_lo + 1
     y_hi = 10 ** math.floor(math.log10(top_value)) * math.ceil(top_value * 1.1 / 10 ** math.floor(math.log10(top_value)))
