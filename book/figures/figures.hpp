@@ -20,6 +20,9 @@ void write_ch05_stage_table(const std::string& dir);
 /// ch10_stage_table.md: one row per chapter-10 stage, from pmpp::ch10::stages(), and the library row.
 void write_ch10_stage_table(const std::string& dir);
 
+/// ch10_ring.svg: the ring all-reduce over 4 GPUs, step by step, from pmpp::ch10::multi_gpu's plan.
+void write_ch10_ring(const std::string& dir);
+
 /// ch07_image_filters.svg: the image program's test picture before and after three masks, computed
 /// by the CPU reference the GPU kernel matches bit for bit.
 void write_ch07_image_filters(const std::string& dir);

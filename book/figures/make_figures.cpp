@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
 #ifdef PMPP_BOOK_CH10
     pmpp::book::write_ch10_stage_table(out);
 #endif
+#ifdef PMPP_BOOK_CH10_MULTI_GPU
+    pmpp::book::write_ch10_ring(out);
+#endif
 #ifdef PMPP_BOOK_CH07_IMAGES
     pmpp::book::write_ch07_image_filters(out);
 #endif

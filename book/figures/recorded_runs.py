@@ -452,10 +452,12 @@ def main():
     parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write fragments and figures")
     parser.add_argument("--chapters", nargs="*", default=[], help="chapters that get a fragment even with no run")
     parser.add_argument("--profiles", type=pathlib.Path, help="counter tables recorded by scripts/profile")
+    parser.add_argument("--leave-out", nargs="*", default=[], metavar="PROGRAM",
+                        help="programs whose runs another generator shows (their names' beginnings)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    runs = load_runs(args.results)
+    runs = [run for run in load_runs(args.results) if not run.program.startswith(tuple(args.leave_out))]
     chapters = sorted(set(args.chapters) | {r.chapter for r in runs})
     for chapter in chapters:
         text = chapter_fragment(chapter, [r for r in runs if r.chapter == chapter], args.out)

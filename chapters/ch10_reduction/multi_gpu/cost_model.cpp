@@ -1,0 +1,31 @@
+// The all-reduce's cost model: what each GPU sends, what the links allow, and the bandwidths as the
+// NCCL performance tests define them, so that our numbers and theirs can be read side by side.
+#include "ch10_reduction/multi_gpu/multi_gpu.hpp"
+
+namespace pmpp::ch10::multi_gpu {
+
+//! [cost_model]
+double ring_bytes_per_rank(double vector_bytes, int ranks) {
+  // Reduce-scatter: p-1 steps of one segment (1/p of the vector) each; all-gather: the same again.
+  return ranks > 1 ? 2.0 * (ranks - 1) / ranks * vector_bytes : 0.0;
+}
+
+double algorithm_bandwidth(double vector_bytes, double ms) { return ms > 0 ? vector_bytes / (ms * 1e-3) / 1e9 : 0.0; }
+
+double bus_bandwidth(double algorithm_gbps, int ranks) {
+  return ranks > 1 ? algorithm_gbps * 2.0 * (ranks - 1) / ranks : 0.0;
+}
+
+double predicted_ring_ms(double vector_bytes, int ranks, double link_gbps) {
+  return link_gbps > 0 ? ring_bytes_per_rank(vector_bytes, ranks) / (link_gbps * 1e9) * 1e3 : 0.0;
+}
+//! [cost_model]
+
+std::size_t planned_bytes_sent(const RingPlan& plan, int rank) {
+  std::size_t floats = 0;
+  for (int m = 0; m < plan.messages(); ++m)
+    floats += plan.piece(plan.send_segment(rank, plan.step_of(m)), plan.piece_of(m)).size();
+  return floats * sizeof(float);
+}
+
+}  // namespace pmpp::ch10::multi_gpu

@@ -1,0 +1,111 @@
+// The links between GPUs: what CUDA says about them, and what the ring's own copies measure on them.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ch10_reduction/multi_gpu/multi_gpu.hpp"
+#include "pmpp/cuda_check.hpp"
+
+namespace pmpp::ch10::multi_gpu {
+
+std::string PeerLink::describe() const {
+  if (same_device) return "same GPU: copies stay in its memory";
+  if (!peer_access) return "no peer access: copies go through host memory";
+  return std::string("peer access, ") + (native_atomics ? "native atomics (NVLink-class)" : "no native atomics (PCIe-class)") +
+         ", performance rank " + std::to_string(performance_rank);
+}
+
+PeerLink query_link(int from, int to) {
+  PeerLink link;
+  link.from = from;
+  link.to = to;
+  link.same_device = from == to;
+  if (link.same_device) return link;
+  int value = 0;
+  CUDA_CHECK(cudaDeviceCanAccessPeer(&value, from, to));
+  link.peer_access = value != 0;
+  if (!link.peer_access) return link;
+  CUDA_CHECK(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrNativeAtomicSupported, from, to));
+  link.native_atomics = value != 0;
+  CUDA_CHECK(cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrPerformanceRank, from, to));
+  link.performance_rank = value;
+  return link;
+}
+
+std::string pci_bus_id(int device) {
+  char id[32] = "";
+  CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, device));
+  return id;
+}
+
+namespace {
+// Times one copy per rank in `ranks` (indices into ring.local_ranks()), all enqueued before any is
+// waited for, each between two events on the rank's own send stream.
+std::vector<double> time_copies(Ring& ring, const std::vector<std::size_t>& ranks, std::size_t bytes) {
+  const std::vector<int>& local = ring.local_ranks();
+  std::vector<cudaEvent_t> start(ranks.size()), stop(ranks.size());
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    const int rank = local[ranks[k]];
+    CUDA_CHECK(cudaSetDevice(ring.device(rank)));
+    CUDA_CHECK(cudaEventCreate(&start[k]));
+    CUDA_CHECK(cudaEventCreate(&stop[k]));
+    CUDA_CHECK(cudaEventRecord(start[k], ring.send_stream(rank)));
+    CUDA_CHECK(cudaMemcpyAsync(ring.right_vector(rank), ring.vector(rank), bytes, cudaMemcpyDefault,
+                               ring.send_stream(rank)));
+    CUDA_CHECK(cudaEventRecord(stop[k], ring.send_stream(rank)));
+  }
+  std::vector<double> gbps(ranks.size());
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    CUDA_CHECK(cudaEventSynchronize(stop[k]));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start[k], stop[k]));
+    gbps[k] = ms > 0 ? static_cast<double>(bytes) / (ms * 1e-3) / 1e9 : 0.0;
+    cudaEventDestroy(start[k]);
+    cudaEventDestroy(stop[k]);
+  }
+  return gbps;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+}  // namespace
+
+LinkBandwidth measure_links(Ring& ring, std::size_t bytes, int repetitions, const std::function<void()>& barrier) {
+  const std::size_t local = ring.local_ranks().size();
+  bytes = std::min(bytes, ring.capacity() * sizeof(float));
+  LinkBandwidth result;
+  result.alone.assign(local, 0.0);
+  result.together.assign(local, 0.0);
+  if (ring.ranks() < 2 || bytes == 0) return result;
+  repetitions = std::max(repetitions, 1);
+  std::vector<std::vector<double>> alone(local), together(local);
+  // One warm-up copy per rank: the first copy over a link sets up its mappings.
+  barrier();
+  for (std::size_t k = 0; k < local; ++k) time_copies(ring, {k}, bytes);
+  for (int rep = 0; rep < repetitions; ++rep) {
+    // Alone: rank by rank around the ring, every process waiting for its turn.
+    for (int rank = 0; rank < ring.ranks(); ++rank) {
+      barrier();
+      for (std::size_t k = 0; k < local; ++k)
+        if (ring.local_ranks()[k] == rank) alone[k].push_back(time_copies(ring, {k}, bytes)[0]);
+    }
+    // Together: every rank at once.
+    barrier();
+    std::vector<std::size_t> all(local);
+    for (std::size_t k = 0; k < local; ++k) all[k] = k;
+    const std::vector<double> gbps = time_copies(ring, all, bytes);
+    for (std::size_t k = 0; k < local; ++k) together[k].push_back(gbps[k]);
+  }
+  for (std::size_t k = 0; k < local; ++k) {
+    result.alone[k] = median(alone[k]);
+    result.together[k] = median(together[k]);
+  }
+  barrier();
+  return result;
+}
+
+}  // namespace pmpp::ch10::multi_gpu
