@@ -110,8 +110,12 @@ function(_pmpp_register_exercise_tests exe stem suffix)
     catch_discover_tests(${exe} TEST_PREFIX "${stem} (${variant}${suffix}): "
       EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
       PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300)
-    add_dependencies(${exe} ${stem}_${variant}_worker)
   endforeach()
+  # The solution's worker is the reference of speed cases. (Not the exercise's: scripts/grade builds
+  # the test executables, and must never compile a student's code outside its sandbox.)
+  if(TARGET ${stem}_solution_worker)
+    add_dependencies(${exe} ${stem}_solution_worker)
+  endif()
 endfunction()
 
 # _pmpp_cuda_arch_flags(<var>): nvcc's flags for CMAKE_CUDA_ARCHITECTURES, as CMake itself turns them

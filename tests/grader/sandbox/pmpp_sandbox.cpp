@@ -210,9 +210,16 @@ int clean_up(uid_t uid, gid_t gid) {
 
 /// With --private-mounts: hide the --hide paths, give fresh /tmp and /var/tmp, and the working
 /// directory /tmp/work (owned by the user; the --workdir folder when one is given).
-void isolate_filesystem(const Options& o, int workdir) {
+void isolate_filesystem(const Options& o) {
   check(unshare(CLONE_NEWNS) == 0, "cannot make a private mount namespace");
   check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0, "cannot make the mounts private");
+  // Opened in the new namespace (a mount of another one cannot be bound here), before anything is
+  // hidden (the folder may lie under a hidden path).
+  int workdir = -1;
+  if (!o.workdir.empty()) {
+    workdir = open(o.workdir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    check(workdir >= 0, "cannot open the working folder " + o.workdir);
+  }
   for (const std::string& path : o.hide) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) continue;  // nothing there to hide
@@ -271,19 +278,13 @@ std::vector<std::string> environment(const Options& o) {
 int run(const Options& o) {
   if (o.user && geteuid() != 0) fail("--user needs root");
   if (o.user && o.user->first == 0) fail("will not run code under test as root");
-  // Opened now, before anything is hidden: the program and its folder may lie under a hidden path.
+  // Opened now, before anything is hidden: the program may lie under a hidden path.
   const int program = open(o.command.front().c_str(), O_PATH | O_CLOEXEC);
   check(program >= 0, "cannot open " + o.command.front());
-  int workdir = -1;
-  if (!o.workdir.empty()) {
-    workdir = open(o.workdir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    check(workdir >= 0, "cannot open the working folder " + o.workdir);
-  }
-  if (o.private_mounts) {
-    isolate_filesystem(o, workdir);
-  } else {
-    check(workdir >= 0 ? fchdir(workdir) == 0 : chdir("/") == 0, "cannot enter the working folder");
-  }
+  if (o.private_mounts)
+    isolate_filesystem(o);
+  else
+    check(chdir(o.workdir.empty() ? "/" : o.workdir.c_str()) == 0, "cannot enter the working folder " + o.workdir);
 
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
