@@ -37,10 +37,13 @@ REQUIRED_FIELDS = {"name", "score", "max_score", "status", "output", "visibility
 
 
 def hidden_markers(hidden: Path):
-    """Lines of the hidden tests that no report may contain: their test case names."""
+    """Lines of the hidden tests that no report may contain: statements that are not a case's name or a
+    check (which the report of a hidden case shows, as it should)."""
+    shown = re.compile(r"TEST_CASE|CHECK|REQUIRE|INFO|SKIP|//|#include")
     markers = []
     for path in hidden.rglob("*.cpp"):
-        markers += re.findall(r'TEST_CASE\("([^"]+)"', path.read_text())
+        markers += [line.strip() for line in path.read_text().splitlines()
+                    if ";" in line and len(line.strip()) >= 25 and not shown.search(line)]
     return markers
 
 
@@ -159,6 +162,10 @@ def main():
         for marker in markers:
             if marker in text:
                 failures.append(f"{student}: its report shows the hidden test '{marker}'")
+
+    reader = json.dumps(results["attack-read_hidden_tests"])
+    if "hidden tests read:" in reader and "hidden tests read: 0 bytes" not in reader:
+        failures.append("attack-read_hidden_tests read something of the hidden tests")
 
     users, alive = processes_of_grading_users()
     if alive:

@@ -47,7 +47,7 @@ inline std::optional<ReadFailure> read_exact(int fd, void* data, std::size_t cou
   char* next = static_cast<char*>(data);
   while (count > 0) {
     if (deadline) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       if (left <= 0) return ReadFailure::timed_out;
       pollfd p{fd, POLLIN, 0};
       const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));

@@ -11,8 +11,11 @@
 #include <catch2/reporters/catch_reporter_event_listener.hpp>
 #include <catch2/reporters/catch_reporter_registrars.hpp>
 
+#include <cuda_runtime_api.h>
+
 #include <csignal>
 #include <iostream>
+#include <thread>
 
 #include "workers.hpp"
 
@@ -45,7 +48,12 @@ int main(int argc, char* argv[]) {
   if (const int status = session.applyCommandLine(argc, argv)) return status;
   settings.read_environment();
 
+  // Create this process's CUDA context while the worker starts (each takes a moment); not for a listing.
+  std::thread warm_up([listing = session.config().listTests()] {
+    if (!listing && pmpp_grader::gpu_present()) cudaFree(nullptr);
+  });
   const int status = session.run();
+  warm_up.join();
   if (!pmpp_grader::misbehaviour().empty()) {
     std::cout << "pmpp-grader: " << pmpp_grader::misbehaviour() << std::endl;
     return pmpp_grader::kMisbehavedExitStatus;
