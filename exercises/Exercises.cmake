@@ -94,10 +94,12 @@ function(_pmpp_exercise_tests exe source chapter name)
   target_link_libraries(${exe} PRIVATE pmpp_grader_trusted pmpp_warnings)
 endfunction()
 
-# _pmpp_register_exercise_tests(<exe> <stem> <hidden suffix>): each test case of <exe> becomes a CTest
-# test (its own process) once per variant that was built, run against that variant's worker: label
-# "exercise" (fails until solved) or "solution" (must pass). Speed cases time it against the solution.
-function(_pmpp_register_exercise_tests exe stem suffix)
+# _pmpp_register_exercise_tests(<exe> <source> <stem> <hidden suffix>): each test case of <exe> becomes
+# a CTest test (its own process) once per variant that was built, run against that variant's worker:
+# label "exercise" (fails until solved) or "solution" (must pass). Speed cases ([speed], which time
+# the variant against the solution) run alone (RUN_SERIAL): other tests on the GPU would skew them.
+function(_pmpp_register_exercise_tests exe source stem suffix)
+  file(STRINGS ${source} speed_cases REGEX "\\[speed\\]")
   foreach(variant IN ITEMS exercise solution)
     if(NOT TARGET ${stem}_${variant}_worker)
       continue()
@@ -107,9 +109,14 @@ function(_pmpp_register_exercise_tests exe stem suffix)
       set(reference --reference-worker $<TARGET_FILE:${stem}_solution_worker>)
     endif()
     # SKIP() exits with 4 (no GPU); a hang must not stall the whole run.
-    catch_discover_tests(${exe} TEST_PREFIX "${stem} (${variant}${suffix}): "
+    catch_discover_tests(${exe} TEST_SPEC "~[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
       EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
       PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300)
+    if(speed_cases)
+      catch_discover_tests(${exe} TEST_SPEC "[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
+        EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
+        PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300 RUN_SERIAL TRUE)
+    endif()
   endforeach()
   # The solution's worker is the reference of speed cases. (Not the exercise's: scripts/grade builds
   # the test executables, and must never compile a student's code outside its sandbox.)
@@ -174,12 +181,13 @@ function(pmpp_finish_exercises)
 
     _pmpp_exercise_tests(${ex_stem}_tests ${PMPP_EXERCISE_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp
                          ${ex_chapter} ${ex_name})
-    _pmpp_register_exercise_tests(${ex_stem}_tests ${ex_stem} "")
+    _pmpp_register_exercise_tests(${ex_stem}_tests ${PMPP_EXERCISE_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp
+                                  ${ex_stem} "")
     set(hidden_source ${PMPP_HIDDEN_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp)
     set(hidden null)
     if(PMPP_HIDDEN_TESTS_DIR AND EXISTS ${hidden_source})
       _pmpp_exercise_tests(${ex_stem}_hidden_tests ${hidden_source} ${ex_chapter} ${ex_name})
-      _pmpp_register_exercise_tests(${ex_stem}_hidden_tests ${ex_stem} ", hidden")
+      _pmpp_register_exercise_tests(${ex_stem}_hidden_tests ${hidden_source} ${ex_stem} ", hidden")
       set(hidden "\"$<TARGET_FILE:${ex_stem}_hidden_tests>\"")
     endif()
     # The calls file compiled for the worker: scripts/grade links it with a student's file.

@@ -97,7 +97,9 @@ class Isolation:
         return cmd + ["--"]
 
     def worker_command(self, slot: int) -> List[str]:
-        limits = dict(WORKER_LIMITS, **{"--memory": self.worker_memory, "--cpu": int(2 * self.timeout + 60)})
+        limits = dict(WORKER_LIMITS, **{"--cpu": int(2 * self.timeout + 60)})
+        if self.worker_memory > 0:
+            limits["--memory"] = self.worker_memory
         return self._prefix(slot, limits, None) + ["--keep-fd", "3", "--keep-fd", "4", "--"]
 
     def clean_up_command(self, slot: int) -> Optional[List[str]]:
