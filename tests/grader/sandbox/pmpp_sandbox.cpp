@@ -187,6 +187,7 @@ void remove_files_of(uid_t uid, const char* dir) {
 
 int clean_up(uid_t uid, gid_t gid) {
   if (uid == 0) fail("will not end the processes of root");
+  close_range(3, ~0U, 0);  // the killer below runs as the user for a moment: it holds nothing of ours
   // kill(-1) from a process running as the user reaches every process of that user (and nothing
   // else): a double-forked daemon included. Repeated, because a fork bomb races the first rounds.
   for (int round = 0; round < 500 && any_process_of(uid); ++round) {
