@@ -1,4 +1,4 @@
-// attack: the issue's attack. Before main(), find every report the grader might be writing (Catch2's
+// attack: the classic one. Before main(), find every report the grader might be writing (Catch2's
 //         xml::out= path, --results, --junit, --out on any command line; any descriptor of another
 //         process, the verdict pipe included) and write a passing one into it; then _exit(0).
 // exercise: max_reduction
