@@ -34,38 +34,56 @@ def class_members(folder: Path) -> List[Tuple[str, Path]]:
     return members
 
 
-def _candidates(folder: Path, file_name: str) -> List[Path]:
-    found = []
+def _layout(folder: Path, chapters) -> Optional[Path]:
+    """Where the chapter folders are: @folder itself (a copy of exercises/), @folder/exercises (a copy
+    of the repository), or None (loose files)."""
+    for base in (folder, folder / "exercises"):
+        if any((base / c).is_dir() and not (base / c).is_symlink() for c in chapters):
+            return base
+    return None
+
+
+def _first_found(folder: Path, file_name: str) -> Optional[Path]:
     for root, dirs, files in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         if file_name in files:
-            found.append(Path(root) / file_name)
-    return found
+            return Path(root) / file_name
+    return None
+
+
+def _check(folder: Path, path: Path) -> Source:
+    relative = path.relative_to(folder)
+    for part in [folder / Path(*relative.parts[:i]) for i in range(1, len(relative.parts))]:
+        if part.is_symlink():
+            return Source(None, f"{part.relative_to(folder)} is a symbolic link: submit the files themselves")
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return Source(None, f"{relative} is a symbolic link: submit the file itself")
+    if not stat.S_ISREG(info.st_mode):
+        return Source(None, f"{relative} is not a regular file")
+    if info.st_size > MAX_SOURCE_BYTES:
+        return Source(None, f"{relative} is larger than {MAX_SOURCE_BYTES} bytes")
+    return Source(path)
 
 
 def find_sources(folder: Path, exercises) -> Dict[str, Source]:
-    """Each exercise's file in a student's @folder, by exercise name: <chapter>/<name>.cu, else
-    exercises/<chapter>/<name>.cu (a copy of the repository), else the first <name>.cu found anywhere
-    in it."""
+    """Each exercise's file in a student's @folder, by exercise name: <chapter>/<name>.cu in a copy of
+    exercises/ (or in the exercises/ of a copy of the repository: never its solutions/), else, for
+    loose files, the first <name>.cu found anywhere in it."""
+    base = _layout(folder, sorted({e["chapter"] for e in exercises}))
     sources = {}
     for e in exercises:
         file_name = f"{e['name']}.cu"
-        found = _candidates(folder, file_name)
-        preferred = [folder / e["chapter"] / file_name, folder / "exercises" / e["chapter"] / file_name]
-        ordered = [p for p in preferred if p in found] + [p for p in found if p not in preferred]
-        if not ordered:
-            sources[e["name"]] = Source(None, f"not submitted: no {file_name} in {folder}")
-            continue
-        path = ordered[0]
-        info = os.lstat(path)
-        if stat.S_ISLNK(info.st_mode):
-            sources[e["name"]] = Source(None, f"{path.relative_to(folder)} is a symbolic link: submit the file itself")
-        elif not stat.S_ISREG(info.st_mode):
-            sources[e["name"]] = Source(None, f"{path.relative_to(folder)} is not a regular file")
-        elif info.st_size > MAX_SOURCE_BYTES:
-            sources[e["name"]] = Source(None, f"{path.relative_to(folder)} is larger than {MAX_SOURCE_BYTES} bytes")
+        if base is not None:
+            path = base / e["chapter"] / file_name
+            found = path if os.path.lexists(path) else None
         else:
-            sources[e["name"]] = Source(path)
+            found = _first_found(folder, file_name)
+        if found is None:
+            where = base / e["chapter"] if base is not None else folder
+            sources[e["name"]] = Source(None, f"not submitted: no {file_name} in {where}")
+        else:
+            sources[e["name"]] = _check(folder, found)
     return sources
 
 

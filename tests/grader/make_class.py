@@ -45,6 +45,8 @@ def plan():
                      "chapters"))
     students.append(("loose-files", {e: "solution" for e in every}, "loose"))
     students.append(("repository-copy", {e: "solution" for e in every}, "repository"))
+    # The starter code in exercises/, and the repository's solutions/ left next to it: not graded.
+    students.append(("repository-with-solutions", {e: "starter" for e in every}, "repository+solutions"))
     students.append(("empty", {e: None for e in every}, "chapters"))
     for a in recipes.attacks():
         students.append((f"attack-{a.name}", {e: (a if e == a.exercise else "solution") for e in every}, "chapters"))
@@ -82,9 +84,11 @@ def make(folder: Path, hidden):
                     f.write("\nthis line is not C++\n")
             if layout == "loose":
                 written.rename(home / f"{e.name}.cu")
-            elif layout == "repository":
+            elif layout.startswith("repository"):
                 (home / "exercises" / e.chapter).mkdir(parents=True, exist_ok=True)
                 written.rename(home / "exercises" / e.chapter / f"{e.name}.cu")
+                if layout == "repository+solutions":
+                    recipes.write_exercise(home / "solutions", e, "solution", hidden_for_attacks)
         for leftover in sorted(home.glob("ch*"), reverse=True):
             if leftover.is_dir() and not any(leftover.iterdir()):
                 leftover.rmdir()
