@@ -1,4 +1,4 @@
-// Exercise 10.2, coarsened sum reduction for any length: the graded tests (points in the tags). Built
+// Exercise 10.2, coarsened sum reduction for any length: the graded tests (points in the tags). Run
 // against the starter code (label "exercise") and against the solution ("solution").
 #include <cmath>
 #include <cstdint>

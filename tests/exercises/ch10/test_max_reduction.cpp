@@ -1,4 +1,4 @@
-// Exercise 10.1, max reduction: the graded tests (points in the tags). Built against the starter code
+// Exercise 10.1, max reduction: the graded tests (points in the tags). Run against the starter code
 // (label "exercise") and against the solution ("solution"). Max is exact, so every check is.
 #include <random>
 #include <vector>
