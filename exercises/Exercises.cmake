@@ -1,12 +1,16 @@
-# The exercises and how each is built, once against the starter code (or a student's copy) and once
-# against the solutions, from ONE set of test sources. Included by exercises/ and solutions/ (each
+# The exercises and how each is built and tested. Included by exercises/ and solutions/ (each
 # directory needs the list; the functions and targets below are defined only once).
+#
+# The tests never link the code they grade: one trusted test executable per exercise holds the tests,
+# and calls the exercise's functions in a worker process built from the code under test (the starter
+# code, a student's copy, or the solution). See tests/grader/ and exercises/README.md.
 
-# <chapter>:<number>:<name>, in the order students meet them. Each exercise is four files:
+# <chapter>:<number>:<name>, in the order students meet them. Each exercise is five files:
 #   exercises/<chapter>/<name>.hpp             the interface: starter code, solution and tests share it
 #   exercises/<chapter>/<name>.cu              the starter code (or a student's copy: PMPP_EXERCISES_DIR)
 #   solutions/<chapter>/<name>.cu              the solution: same file name, same interface
 #   tests/exercises/<chapter>/test_<name>.cpp  the graded Catch2 tests, points in the tags ([points=N])
+#   tests/grader/calls/<chapter>/<name>.cpp    how each function's arguments reach the worker
 set(PMPP_EXERCISES
   ch07:1:conv1d_basic
   ch07:2:conv1d_tiled_const
@@ -18,6 +22,7 @@ set(PMPP_EXERCISES
   ch10:3:two_pass_sum)
 
 set(PMPP_EXERCISE_TESTS_DIR ${PROJECT_SOURCE_DIR}/tests/exercises)
+set(PMPP_GRADER_CALLS_DIR ${PROJECT_SOURCE_DIR}/tests/grader/calls)
 
 # Student code gets the project's warnings without the forced -Werror of pmpp_warnings: an unused
 # variable should not cost a student an exercise. CMAKE_COMPILE_WARNING_AS_ERROR (on in CI) still makes
@@ -41,26 +46,10 @@ macro(_pmpp_exercise_fields entry)
   set(ex_stem ${_ex}_${ex_name})
 endmacro()
 
-# _pmpp_exercise_test(<exe> <objects> <source> <chapter> <lib> <ctest prefix> <label>): one Catch2
-# executable from test objects shared by both variants (compiled once) and one variant's library.
-function(_pmpp_exercise_test exe objects source chapter lib prefix label)
-  if(NOT TARGET ${objects})
-    add_library(${objects} OBJECT ${source})
-    target_include_directories(${objects} PRIVATE ${PROJECT_SOURCE_DIR}/exercises ${PMPP_EXERCISE_TESTS_DIR}/support
-                                                  ${PMPP_EXERCISE_TESTS_DIR}/${chapter})
-    target_link_libraries(${objects} PRIVATE pmpp_test_support pmpp_common pmpp_warnings)
-  endif()
-  add_executable(${exe})
-  target_link_libraries(${exe} PRIVATE ${objects} ${lib} pmpp_test_support)
-  # Each test case is its own CTest test (its own process). SKIP() exits 4 (no GPU); a student's hang
-  # must not stall the whole run.
-  catch_discover_tests(${exe} TEST_PREFIX "${prefix}: " PROPERTIES LABELS ${label} SKIP_RETURN_CODE 4 TIMEOUT 120)
-endfunction()
-
 # pmpp_add_exercise_variant(<variant> <dir>): for every exercise whose <dir>/<chapter>/<name>.cu
-# exists, the library ex<NN>_<name>_<variant> and, with tests, the executable
-# ex<NN>_<name>_<variant>_tests (CTest label <variant>). When PMPP_HIDDEN_TESTS_DIR holds
-# <chapter>/test_<name>.cpp, also ex<NN>_<name>_<variant>_hidden_tests.
+# exists, the library ex<NN>_<name>_<variant> (the code alone: the interface check compares its
+# symbols) and, with tests, the worker ex<NN>_<name>_<variant>_worker: that code behind the exercise's
+# remote functions (tests/grader/calls/<chapter>/<name>.cpp), which the tests call into.
 function(pmpp_add_exercise_variant variant dir)
   foreach(entry IN LISTS PMPP_EXERCISES)
     _pmpp_exercise_fields(${entry})
@@ -85,29 +74,94 @@ function(pmpp_add_exercise_variant variant dir)
     if(NOT PMPP_BUILD_TESTS)
       continue()
     endif()
-    _pmpp_exercise_test(${lib}_tests ${ex_stem}_test_objects ${PMPP_EXERCISE_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp
-                        ${ex_chapter} ${lib} "${ex_stem} (${variant})" ${variant})
-    set(hidden ${PMPP_HIDDEN_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp)
-    if(PMPP_HIDDEN_TESTS_DIR AND EXISTS ${hidden})
-      _pmpp_exercise_test(${lib}_hidden_tests ${ex_stem}_hidden_test_objects ${hidden} ${ex_chapter} ${lib}
-                          "${ex_stem} (${variant}, hidden)" ${variant})
+    if(NOT TARGET ${ex_stem}_calls_worker)
+      add_library(${ex_stem}_calls_worker OBJECT ${PMPP_GRADER_CALLS_DIR}/${ex_chapter}/${ex_name}.cpp)
+      target_compile_definitions(${ex_stem}_calls_worker PRIVATE PMPP_GRADER_WORKER)
+      target_include_directories(${ex_stem}_calls_worker PRIVATE ${PROJECT_SOURCE_DIR}/exercises)
+      target_link_libraries(${ex_stem}_calls_worker PRIVATE pmpp_grader_worker_runtime pmpp_warnings)
     endif()
+    add_executable(${lib}_worker)
+    target_link_libraries(${lib}_worker PRIVATE ${ex_stem}_calls_worker pmpp_grader_worker_runtime ${lib})
   endforeach()
 endfunction()
 
-# _pmpp_json_target(<var> <target>): {"target": ..., "executable": ...} or null.
-function(_pmpp_json_target var target)
-  if(TARGET ${target})
-    set(${var} "{\"target\": \"${target}\", \"executable\": \"$<TARGET_FILE:${target}>\"}" PARENT_SCOPE)
-  else()
-    set(${var} "null" PARENT_SCOPE)
+# _pmpp_exercise_tests(<exe> <source> <chapter> <name>): a trusted test executable: the Catch2 tests
+# of <source>, the exercise's remote functions as proxies, the grader's main. No code under test.
+function(_pmpp_exercise_tests exe source chapter name)
+  add_executable(${exe} ${source} ${PMPP_GRADER_CALLS_DIR}/${chapter}/${name}.cpp)
+  target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR}/exercises ${PMPP_EXERCISE_TESTS_DIR}/support
+                                            ${PMPP_EXERCISE_TESTS_DIR}/${chapter})
+  target_link_libraries(${exe} PRIVATE pmpp_grader_trusted pmpp_warnings)
+endfunction()
+
+# _pmpp_register_exercise_tests(<exe> <source> <stem> <hidden suffix>): each test case of <exe> becomes
+# a CTest test (its own process) once per variant that was built, run against that variant's worker:
+# label "exercise" (fails until solved) or "solution" (must pass). Speed cases ([speed], which time
+# the variant against the solution) run alone (RUN_SERIAL): other tests on the GPU would skew them.
+function(_pmpp_register_exercise_tests exe source stem suffix)
+  file(STRINGS ${source} speed_cases REGEX "\\[speed\\]")
+  foreach(variant IN ITEMS exercise solution)
+    if(NOT TARGET ${stem}_${variant}_worker)
+      continue()
+    endif()
+    set(reference "")
+    if(TARGET ${stem}_solution_worker)
+      set(reference --reference-worker $<TARGET_FILE:${stem}_solution_worker>)
+    endif()
+    # SKIP() exits with 4 (no GPU); a hang must not stall the whole run.
+    catch_discover_tests(${exe} TEST_SPEC "~[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
+      EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
+      PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300)
+    if(speed_cases)
+      catch_discover_tests(${exe} TEST_SPEC "[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
+        EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
+        PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300 RUN_SERIAL TRUE)
+    endif()
+  endforeach()
+  # The solution's worker is the reference of speed cases. (Not the exercise's: scripts/grade builds
+  # the test executables, and must never compile a student's code outside its sandbox.)
+  if(TARGET ${stem}_solution_worker)
+    add_dependencies(${exe} ${stem}_solution_worker)
   endif()
 endfunction()
 
-# pmpp_finish_exercises(): after both variants exist. Registers the interface checks and writes
-# <build>/exercises/manifest.json, which tells scripts/grade what to build and run.
+# _pmpp_cuda_arch_flags(<var>): nvcc's flags for CMAKE_CUDA_ARCHITECTURES, as CMake itself turns them
+# (90: SASS and PTX; 90-real: SASS; 90-virtual: PTX; native, all, all-major), for scripts/grade, which
+# compiles a student's file with nvcc directly.
+function(_pmpp_cuda_arch_flags var)
+  set(flags "")
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(arch MATCHES "^(native|all|all-major)$")
+      list(APPEND flags "-arch=${arch}")
+    elseif(arch MATCHES "^([0-9]+[a-z]?)-real$")
+      list(APPEND flags "--generate-code=arch=compute_${CMAKE_MATCH_1},code=sm_${CMAKE_MATCH_1}")
+    elseif(arch MATCHES "^([0-9]+[a-z]?)-virtual$")
+      list(APPEND flags "--generate-code=arch=compute_${CMAKE_MATCH_1},code=compute_${CMAKE_MATCH_1}")
+    elseif(arch MATCHES "^([0-9]+[a-z]?)$")
+      list(APPEND flags "--generate-code=arch=compute_${arch},code=[compute_${arch},sm_${arch}]")
+    endif()
+  endforeach()
+  set(${var} "${flags}" PARENT_SCOPE)
+endfunction()
+
+# _pmpp_json_list(<var> <items>...): ["a", "b"] (items free of quotes and backslashes: paths, flags).
+function(_pmpp_json_list var)
+  set(json "")
+  foreach(item IN LISTS ARGN)
+    if(json)
+      string(APPEND json ", ")
+    endif()
+    string(APPEND json "\"${item}\"")
+  endforeach()
+  set(${var} "[${json}]" PARENT_SCOPE)
+endfunction()
+
+# pmpp_finish_exercises(): after both variants exist. Makes the trusted test executables and registers
+# their cases and the interface checks with CTest, and writes <build>/exercises/manifest.json, which
+# tells scripts/grade what to build and how to compile a student's worker.
 function(pmpp_finish_exercises)
   set(entries "")
+  set(separator "")
   foreach(entry IN LISTS PMPP_EXERCISES)
     _pmpp_exercise_fields(${entry})
     set(exercise_lib ${ex_stem}_exercise)
@@ -121,38 +175,56 @@ function(pmpp_finish_exercises)
                        -DSOLUTION=$<TARGET_FILE:${solution_lib}> -P ${PMPP_EXERCISE_TESTS_DIR}/compare_interfaces.cmake)
       set_tests_properties(exercises.${ex_stem}.interface_matches_solution PROPERTIES LABELS host)
     endif()
+    if(NOT PMPP_BUILD_TESTS)
+      continue()
+    endif()
 
-    _pmpp_json_target(exercise ${exercise_lib}_tests)
-    _pmpp_json_target(solution ${solution_lib}_tests)
-    _pmpp_json_target(hidden_exercise ${exercise_lib}_hidden_tests)
-    _pmpp_json_target(hidden_solution ${solution_lib}_hidden_tests)
-    string(APPEND entries "${separator}\n    {\"id\": \"${ex_id}\", \"chapter\": \"${ex_chapter}\", \"name\": \"${ex_name}\", "
-           "\"source\": \"${PMPP_EXERCISES_DIR}/${ex_chapter}/${ex_name}.cu\",\n     \"exercise\": ${exercise}, "
-           "\"solution\": ${solution},\n     \"hidden_exercise\": ${hidden_exercise}, \"hidden_solution\": ${hidden_solution}}")
+    _pmpp_exercise_tests(${ex_stem}_tests ${PMPP_EXERCISE_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp
+                         ${ex_chapter} ${ex_name})
+    _pmpp_register_exercise_tests(${ex_stem}_tests ${PMPP_EXERCISE_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp
+                                  ${ex_stem} "")
+    set(hidden_source ${PMPP_HIDDEN_TESTS_DIR}/${ex_chapter}/test_${ex_name}.cpp)
+    set(hidden null)
+    if(PMPP_HIDDEN_TESTS_DIR AND EXISTS ${hidden_source})
+      _pmpp_exercise_tests(${ex_stem}_hidden_tests ${hidden_source} ${ex_chapter} ${ex_name})
+      _pmpp_register_exercise_tests(${ex_stem}_hidden_tests ${hidden_source} ${ex_stem} ", hidden")
+      set(hidden "\"$<TARGET_FILE:${ex_stem}_hidden_tests>\"")
+    endif()
+    # The calls file compiled for the worker: scripts/grade links it with a student's file.
+    set(calls "[\"$<JOIN:$<TARGET_OBJECTS:${ex_stem}_calls_worker>,\"$<COMMA> \">\"]")
+    string(APPEND entries "${separator}\n    {\"id\": \"${ex_id}\", \"chapter\": \"${ex_chapter}\", \"name\": \"${ex_name}\",\n"
+           "     \"tests\": \"$<TARGET_FILE:${ex_stem}_tests>\", \"hidden_tests\": ${hidden},\n"
+           "     \"reference_worker\": \"$<TARGET_FILE:${ex_stem}_solution_worker>\", \"calls_objects\": ${calls},\n"
+           "     \"targets\": [\"${ex_stem}_tests\", \"${ex_stem}_calls_worker\", \"${ex_stem}_solution_worker\"")
+    if(NOT hidden STREQUAL "null")
+      string(APPEND entries ", \"${ex_stem}_hidden_tests\"")
+    endif()
+    string(APPEND entries "]}")
     set(separator ",")
   endforeach()
+  if(NOT PMPP_BUILD_TESTS)
+    return()
+  endif()
 
-  # Targets every exercise needs that are built from source here (the harness library, and Catch2
-  # when it was downloaded): grade builds them first, so that exercises can then build side by side
-  # without two builds racing to make the same library.
-  set(prebuild "\"pmpp_common\"")
-  if(TARGET Catch2WithMain)
-    get_target_property(imported Catch2WithMain IMPORTED)
-    if(NOT imported)
-      set(prebuild "${prebuild}, \"Catch2WithMain\"")
-    endif()
-  endif()
-  set(tests false)
-  if(PMPP_BUILD_TESTS)
-    set(tests true)
-  endif()
+  _pmpp_cuda_arch_flags(arch_flags)
+  _pmpp_json_list(arch_json ${arch_flags})
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  separate_arguments(cuda_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
+  _pmpp_json_list(flags_json ${cuda_flags})
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/exercises/manifest.json CONTENT
 "{
-  \"exercises_dir\": \"${PMPP_EXERCISES_DIR}\",
   \"hidden_tests_dir\": \"${PMPP_HIDDEN_TESTS_DIR}\",
-  \"generator\": \"${CMAKE_GENERATOR}\",
-  \"tests\": ${tests},
-  \"prebuild\": [${prebuild}],
+  \"sandbox\": \"$<TARGET_FILE:pmpp_sandbox>\",
+  \"targets\": [\"pmpp_sandbox\", \"pmpp_common\", \"pmpp_grader_worker_runtime\"],
+  \"worker_build\": {
+    \"nvcc\": \"${CMAKE_CUDA_COMPILER}\",
+    \"host_compiler\": \"${CMAKE_CUDA_HOST_COMPILER}\",
+    \"flags\": ${flags_json},
+    \"architectures\": ${arch_json},
+    \"include_dirs\": [\"${PROJECT_SOURCE_DIR}/exercises\", \"${PROJECT_SOURCE_DIR}/common\"],
+    \"runtime_objects\": [\"$<JOIN:$<TARGET_OBJECTS:pmpp_grader_worker_runtime>,\"$<COMMA> \">\"],
+    \"libraries\": [\"$<TARGET_FILE:pmpp_common>\"]
+  },
   \"exercises\": [${entries}\n  ]
 }
 ")

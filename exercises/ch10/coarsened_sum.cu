@@ -1,5 +1,5 @@
 // =================================================================================================
-// Exercise 10.2: coarsened sum reduction for any length              10 points · PMPP 4th ed., 10.8
+// Exercise 10.2: coarsened sum reduction for any length              12 points · PMPP 4th ed., 10.8
 //
 // Task:        the coarsened kernel of section 10.8 (Fig 10.15): each thread first adds
 //              2 * COARSE_FACTOR inputs on its own, serially and without barriers, and only then does
@@ -16,6 +16,8 @@
 //                2 points  random floats, within the rounding bound of the additions' depth
 //                2 points  n = 2^32 + 37: indices must be 64-bit (needs about 17 GB of GPU memory;
 //                          skipped, and not gradable, on smaller GPUs)
+//                2 points  speed: at least half the solution's throughput on 2^28 floats, both
+//                          timed in the same run on the same GPU (every timed result checked)
 // Try it:      scripts/grade --exercise ex10.2
 // =================================================================================================
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 // =================================================================================================
-// Exercise 10.1: max reduction                                10 points · PMPP 4th ed., 10.1, 10.6-10.7
+// Exercise 10.1: max reduction                                12 points · PMPP 4th ed., 10.1, 10.6-10.7
 //
 // Task:        section 10.1 defines a reduction by an operator and its identity: sum has + and 0, max
 //              has max and minus infinity. The starter is a working *sum* reduction for any length
@@ -15,6 +15,8 @@
 //                3 points  all-negative inputs: the identity must be minus infinity, not 0
 //                2 points  infinities: +inf wins, all -inf gives -inf, n = 0 gives -inf
 //                2 points  the maximum is found wherever it is (first, last, across block edges)
+//                2 points  speed: at least half the solution's throughput on 2^28 floats, both
+//                          timed in the same run on the same GPU (every timed result checked)
 // Try it:      scripts/grade --exercise ex10.1
 // =================================================================================================
 #include <cuda_runtime.h>

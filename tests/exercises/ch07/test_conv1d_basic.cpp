@@ -1,4 +1,4 @@
-// Exercise 7.1, basic 1D convolution: the graded tests (points in the tags). This file is built against
+// Exercise 7.1, basic 1D convolution: the graded tests (points in the tags). This file runs against
 // the starter code (CTest label "exercise": fails until solved) and against the solution ("solution").
 #include <vector>
 

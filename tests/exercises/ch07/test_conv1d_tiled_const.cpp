@@ -1,5 +1,5 @@
 // Exercise 7.2, tiled 1D convolution with the filter in constant memory: the graded tests (points in
-// the tags). Built against the starter code (label "exercise") and against the solution ("solution").
+// the tags). Run against the starter code (label "exercise") and against the solution ("solution").
 #include <vector>
 
 #include "ch07/conv1d_tiled_const.hpp"

@@ -1,5 +1,5 @@
 // Exercise 7.3, tiled 2D convolution with output-tile-sized blocks: the graded tests (points in the
-// tags). Built against the starter code (label "exercise") and against the solution ("solution").
+// tags). Run against the starter code (label "exercise") and against the solution ("solution").
 #include <vector>
 
 #include "ch07/conv2d_output_tiled.hpp"

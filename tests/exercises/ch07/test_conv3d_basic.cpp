@@ -1,4 +1,4 @@
-// Exercise 7.4, basic 3D convolution: the graded tests (points in the tags). Built against the starter
+// Exercise 7.4, basic 3D convolution: the graded tests (points in the tags). Run against the starter
 // code (label "exercise") and against the solution ("solution").
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Exercise 7.5, tiled 3D convolution with the filter in constant memory: the graded tests (points in
-// the tags). Built against the starter code (label "exercise") and against the solution ("solution").
+// the tags). Run against the starter code (label "exercise") and against the solution ("solution").
 #include <vector>
 
 #include "ch07/conv3d_tiled.hpp"

@@ -1,12 +1,14 @@
-// Exercise 10.2, coarsened sum reduction for any length: the graded tests (points in the tags). Built
+// Exercise 10.2, coarsened sum reduction for any length: the graded tests (points in the tags). Run
 // against the starter code (label "exercise") and against the solution ("solution").
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
 #include "ch10/coarsened_sum.hpp"
 #include "reduction_checks.hpp"
+#include "speed_trial.hpp"
 
 using namespace ex_test;
 using pmpp::ex10::COARSE_FACTOR;
@@ -76,4 +78,29 @@ TEST_CASE("more than 2^32 elements: indices are 64-bit", "[gpu][points=2]") {
   CUDA_CHECK(cudaDeviceSynchronize());
   CHECK(d_result.guards_intact());
   CHECK(d_result.to_host()[0] == 63.0f);
+}
+
+TEST_CASE("speed: at least half the solution's throughput on 2^28 floats", "[gpu][speed][points=2]") {
+  PMPP_REQUIRE_GPU();
+  const std::size_t n = std::size_t{1} << 28;  // 1 GiB: far beyond L2, and long enough to time well
+  require_device_memory(n * sizeof(float));
+  // One small integer in every 64 elements: every partial sum is an integer below 2^24, so any order of
+  // additions gives the exact sum.
+  std::vector<float> x(n, 0.0f);
+  std::mt19937_64 random(11);
+  for (std::size_t i = 0; i < n; i += 64) x[i + random() % 64] = static_cast<float>(static_cast<int>(random() % 7) - 3);
+  double want = sum_reference(x);
+  Framed d_in(x, kNaN), d_result(1);
+  pmpp_grader::check_speed({"coarsened_sum_reduction of 2^28 floats", 0.5,
+                            // Before every run one element changes, and so does the sum: no earlier answer is right.
+                            [&] {
+                              const std::size_t at = random() % n;
+                              const float value = x[at] == 1.0f ? -1.0f : 1.0f;
+                              want += value - x[at];
+                              x[at] = value;
+                              d_in.set(at, value);
+                              d_result.poison();
+                            },
+                            [&] { pmpp::ex10::coarsened_sum_reduction(d_in.data(), n, d_result.data()); },
+                            [&] { return d_result.to_host()[0] == want; }});
 }

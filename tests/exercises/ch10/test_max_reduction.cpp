@@ -1,9 +1,11 @@
-// Exercise 10.1, max reduction: the graded tests (points in the tags). Built against the starter code
+// Exercise 10.1, max reduction: the graded tests (points in the tags). Run against the starter code
 // (label "exercise") and against the solution ("solution"). Max is exact, so every check is.
+#include <random>
 #include <vector>
 
 #include "ch10/max_reduction.hpp"
 #include "reduction_checks.hpp"
+#include "speed_trial.hpp"
 
 using namespace ex_test;
 using pmpp::ex10::MAX_BLOCK_DIM;
@@ -60,4 +62,23 @@ TEST_CASE("the maximum is found wherever it is", "[gpu][points=2]") {
     x[position] = 0.5f;
     CHECK(max_of(x) == 0.5f);
   }
+}
+
+TEST_CASE("speed: at least half the solution's throughput on 2^28 floats", "[gpu][speed][points=2]") {
+  PMPP_REQUIRE_GPU();
+  const std::size_t n = std::size_t{1} << 28;  // 1 GiB: far beyond L2, and long enough to time well
+  require_device_memory(n * sizeof(float));
+  const auto x = pmpp::random_floats(n, 2024, -100.0f, 100.0f);
+  Framed d_in(x, kInf), d_result(1);
+  float want = max_reference(x);
+  std::mt19937_64 where(7);
+  pmpp_grader::check_speed({"max_reduction of 2^28 floats", 0.5,
+                            // Before every run a new, larger maximum somewhere else: no earlier answer is right.
+                            [&] {
+                              want += 1.0f;
+                              d_in.set(where() % n, want);
+                              d_result.poison();
+                            },
+                            [&] { pmpp::ex10::max_reduction(d_in.data(), n, d_result.data()); },
+                            [&] { return same_bits(d_result.to_host()[0], want); }});
 }

@@ -1,4 +1,4 @@
-// Exercise 10.3, a sum in two passes without atomics: the graded tests (points in the tags). Built
+// Exercise 10.3, a sum in two passes without atomics: the graded tests (points in the tags). Run
 // against the starter code (label "exercise") and against the solution ("solution").
 #include <cmath>
 #include <vector>

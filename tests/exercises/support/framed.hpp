@@ -56,6 +56,8 @@ class Framed {
   void set(std::size_t index, float value) {
     CUDA_CHECK(cudaMemcpy(buffer_.data() + kGuard + index, &value, sizeof value, cudaMemcpyHostToDevice));
   }
+  /// Every element NaN again (all bytes 0xFF), guards untouched: an output made ready for another run.
+  void poison() { CUDA_CHECK(cudaMemset(buffer_.data() + kGuard, 0xFF, n_ * sizeof(float))); }
   /// Every element 0.0f (all zero bits), guards untouched.
   void zero() { CUDA_CHECK(cudaMemset(buffer_.data() + kGuard, 0, n_ * sizeof(float))); }
 

@@ -1,0 +1,148 @@
+"""Test cases: listed from the trusted test executables, run one per process, judged from what only
+the trusted test process can write: its XML report, through a pipe that no worker inherits, and its
+exit status."""
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+from .processes import clip, read_capped, run
+
+POINTS_TAG = re.compile(r"\[points=(\d+(?:\.\d+)?)\]")
+MISBEHAVED = 70  # the trusted test process's status when the code under test misbehaved (workers.hpp)
+GRACE = 15  # seconds the test process gets beyond the workers' time limit, to report a hung call
+
+
+@dataclass
+class Case:
+    exercise: str  # "ex07.1 conv1d_basic"
+    exercise_id: str
+    chapter: str
+    suite: str  # "visible" or "hidden"
+    name: str
+    points: float
+    status: str = "failed"  # passed, failed, skipped (not gradable here)
+    reason: str = ""
+    output: str = ""
+    seconds: float = 0.0
+
+
+def list_cases(executable: str) -> Optional[List[tuple]]:
+    """(name, points) of every test case, in declaration order, or None if the listing failed."""
+    result = run([executable, "--list-tests", "--reporter", "xml", "--order", "decl"], timeout=60)
+    if result.returncode != 0:
+        return None
+    try:
+        root = ET.fromstring(result.output[result.output.find("<?xml"):])
+    except ET.ParseError:
+        return None
+    cases = []
+    for case in root.iter("TestCase"):
+        name = (case.findtext("Name") or "").strip()
+        tags = case.findtext("Tags") or ""
+        points = sum(float(p) for p in POINTS_TAG.findall(tags))
+        cases.append((name, int(points) if points.is_integer() else points))
+    return cases
+
+
+def test_spec(name: str) -> str:
+    """A Catch2 test spec that matches exactly this name: escape what the spec syntax treats specially."""
+    return re.sub(r'([\\,\[\]"*~])', r"\\\1", name)
+
+
+BANNER = re.compile(r"^(~+|.* is a Catch2 v[\d.]+ host application\.|Run with -\? for options|Filters: .*|"
+                    r"Randomness seeded to: \d+)$")
+
+
+def tidy(output: str) -> str:
+    lines = [line for line in output.splitlines() if not BANNER.match(line)]
+    return "\n".join(lines).strip("\n")
+
+
+@dataclass
+class Runner:
+    """Where and how cases run: a GPU (CUDA_VISIBLE_DEVICES) and a sandbox slot."""
+    visible_devices: Optional[str]
+    slot: int
+    worker_command: List[str]
+    clean_up_command: Optional[List[str]]
+    timeout: float
+    workdir: Path
+
+
+def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, timeout: float):
+    if returncode is None:
+        case.status, case.reason = "failed", f"timed out: stopped after {timeout:g} s"
+        return
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        case.status, case.reason = "failed", f"the test process crashed ({name})"
+        return
+    if returncode == MISBEHAVED:
+        said = [line[len("pmpp-grader: "):] for line in output.splitlines() if line.startswith("pmpp-grader: ")]
+        case.status, case.reason = "failed", said[-1] if said else "the code under test misbehaved"
+        return
+    try:
+        root = ET.fromstring(xml.decode("utf-8", "replace"))
+        verdict = next(root.iter("TestCase")).find("OverallResult")
+    except (ET.ParseError, StopIteration):
+        verdict = None
+    if verdict is None:
+        case.status, case.reason = "failed", f"did not finish (exit status {returncode})"
+        return
+    failures = root.find("OverallResults")
+    failed_checks = int(failures.get("failures", "0")) if failures is not None else 0
+    if verdict.get("success") == "true" and int(verdict.get("skips", "0")) > 0:
+        skip = " ".join((next(root.iter("Skip")).text or "").split()) if root.find(".//Skip") is not None else ""
+        case.status, case.reason = "skipped", "not gradable on this machine" + (f": {skip}" if skip else "")
+    elif verdict.get("success") == "true" and returncode == 0:
+        case.status, case.reason = "passed", "passed"
+    elif verdict.get("success") == "true":
+        case.status, case.reason = "failed", f"passed its checks but exited with status {returncode}"
+    else:
+        what = f"{failed_checks} check{'s' if failed_checks != 1 else ''} failed" if failed_checks else "failed"
+        case.status, case.reason = "failed", what
+
+
+def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner):
+    """Run one case of the trusted executable @tests against @worker; fill in its verdict."""
+    verdict_read, verdict_write = os.pipe()
+    cmd = [tests, test_spec(case.name), "--reporter", f"xml::out=/dev/fd/{verdict_write}", "--reporter", "console",
+           "--colour-mode", "none", "--worker", str(worker), "--reference-worker", reference]
+    env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}")
+    if runner.clean_up_command:
+        env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
+    if runner.visible_devices is not None:
+        env["CUDA_VISIBLE_DEVICES"] = runner.visible_devices
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, pass_fds=(verdict_write,), start_new_session=True)
+    os.close(verdict_write)
+    output, xml = [], []
+    readers = [threading.Thread(target=read_capped, args=(proc.stdout, 1 << 20, output), daemon=True),
+               threading.Thread(target=read_capped, args=(os.fdopen(verdict_read, "rb"), 16 << 20, xml), daemon=True)]
+    for r in readers:
+        r.start()
+    limit = runner.timeout + GRACE
+    try:
+        returncode = proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        returncode = None
+    for r in readers:
+        r.join(timeout=5)
+    case.seconds = time.monotonic() - start
+    text = output[0].decode("utf-8", "replace") if output else ""
+    case.output = clip(tidy(text))
+    _verdict(case, returncode, xml[0] if xml else b"", text, limit)

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The attack suite: grade every attack in attacks/ as a student of one class, next to an honest
+solution and an honest starter of each attacked exercise, and check that
+
+- each attack earns exactly what it earned honestly: nothing, or what the unmodified solution earns
+  in the same run (an attack that only misbehaves after its answers keeps their points);
+- every report is complete (every case of every graded exercise, with every field), its outputs cut
+  to size, and still what grade wrote once the attacks' daemons had time to overwrite it;
+- no process of the grading users survives, no file of theirs is left in /dev/shm, and no text of
+  the hidden tests appears in any report.
+
+Runs as root only (attacks kill every process they can): CTest reports it as skipped otherwise.
+
+usage: run_attacks.py --build-dir DIR [--timeout S] [--jobs N]
+"""
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import pwd
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import recipes  # noqa: E402
+
+SKIPPED = 77
+OUTPUT_LIMIT = 8000  # what grade keeps of a case's output is about 6000 characters, plus its reason
+REQUIRED_FIELDS = {"name", "score", "max_score", "status", "output", "visibility"}
+
+
+def hidden_markers(hidden: Path):
+    """Lines of the hidden tests that no report may contain: statements that are not a case's name or a
+    check (which the report of a hidden case shows, as it should)."""
+    shown = re.compile(r"TEST_CASE|CHECK|REQUIRE|INFO|SKIP|//|#include")
+    markers = []
+    for path in hidden.rglob("*.cpp"):
+        markers += [line.strip() for line in path.read_text().splitlines()
+                    if ";" in line and len(line.strip()) >= 25 and not shown.search(line)]
+    return markers
+
+
+def processes_of_grading_users():
+    users = {p.pw_uid for p in pwd.getpwall() if p.pw_name.startswith("pmpp-grader-")}
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        uid = int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))
+        if uid in users and not re.search(r"^State:\s+Z", status, re.M):
+            alive.append(f"{entry.name} ({(entry / 'comm').read_text().strip()})")
+    return users, alive
+
+
+def digest(folder: Path):
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description="the grader's attack suite")
+    parser.add_argument("--build-dir", type=Path, required=True)
+    parser.add_argument("--timeout", type=float, default=15)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("the attack suite runs as root only: it grades submissions that kill every process they can, which "
+              "only grading as root keeps away from everything else")
+        return SKIPPED
+
+    build = args.build_dir.resolve()
+    manifest = json.loads((build / "exercises" / "manifest.json").read_text())
+    configured = manifest.get("hidden_tests_dir") or ""
+    hidden = Path(configured) if configured else recipes.HIDDEN_EXAMPLE  # hidden either way: it is in the repo
+    work = build / "grader-attacks"
+    shutil.rmtree(work, ignore_errors=True)
+    klass, out = work / "class", work / "reports"
+
+    attacks = recipes.attacks()
+    attacked = sorted({a.exercise for a in attacks})
+    for name in attacked:
+        e = recipes.exercise_named(name)
+        for kind in ("solution", "starter"):
+            recipes.write_exercise(klass / f"control-{kind}-{name}", e, kind, hidden)
+    for a in attacks:
+        recipes.write_exercise(klass / f"attack-{a.name}", recipes.exercise_named(a.exercise), "", hidden, a)
+
+    cmd = [sys.executable, str(recipes.REPO / "scripts" / "grade"), "--class", str(klass), "--out", str(out),
+           "--build-dir", str(build), "--timeout", f"{args.timeout:g}", "--jobs", str(args.jobs)]
+    if configured:
+        cmd += ["--hidden-tests", configured]
+    for name in attacked:
+        cmd += ["--exercise", name]
+    print("$ " + " ".join(cmd), flush=True)
+    started = time.monotonic()
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    print(result.stdout[-20000:])
+    print(f"(grade took {time.monotonic() - started:.0f} s)")
+    failures = []
+    if result.returncode != 0:
+        failures.append(f"grade exited with status {result.returncode}")
+        print("\n".join(failures))
+        return 1
+
+    before = digest(out)
+    time.sleep(5)  # time for a daemon left behind to overwrite the reports, had it survived
+    if digest(out) != before:
+        failures.append("the reports changed after grade had written them")
+
+    with open(out / "grades.csv") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    results = {}
+    for student in rows:
+        results[student] = json.loads((out / student / "results.json").read_text())
+
+    def points(student, name):
+        return float(rows[student][recipes.exercise_named(name).id])
+
+    print(f"\n{'attack':<28} {'exercise':<20} {'may earn':<16} {'earned':>7}")
+    for a in attacks:
+        student = f"attack-{a.name}"
+        if student not in rows:
+            failures.append(f"{student} is missing from grades.csv")
+            continue
+        allowed = 0.0 if a.earns == "nothing" else points(f"control-solution-{a.exercise}", a.exercise)
+        got = points(student, a.exercise)
+        print(f"{a.name:<28} {a.exercise:<20} {allowed:>16g} {got:>7g}{'' if got == allowed else '  <-- WRONG'}")
+        if got != allowed:
+            failures.append(f"{student} earned {got:g} points on {a.exercise}, not {allowed:g}")
+    for name in attacked:
+        if points(f"control-starter-{name}", name) != 0:
+            failures.append(f"the starter code of {name} earned points")
+
+    reference = [t["name"] for t in results[f"control-solution-{attacked[0]}"]["tests"]]
+    markers = hidden_markers(hidden)
+    for student, data in results.items():
+        names = [t["name"] for t in data["tests"]]
+        if names != reference:
+            failures.append(f"{student}: the report lists other cases than the control's")
+        for t in data["tests"]:
+            if not REQUIRED_FIELDS <= set(t) or t["status"] not in ("passed", "failed") or t["score"] > t["max_score"]:
+                failures.append(f"{student}: an incomplete or inconsistent entry for {t.get('name')}")
+            if len(t["output"]) > OUTPUT_LIMIT:
+                failures.append(f"{student}: {len(t['output'])} characters of output kept for {t['name']}")
+            for line in t["output"].splitlines():
+                if "All tests passed (42 assertions" in line and not line.startswith("  | "):
+                    failures.append(f"{student}: its printed text passes for the test's own output")
+        text = json.dumps(data)
+        if "FORGED" in text or data["score"] > 1000:
+            failures.append(f"{student}: a forged report")
+        for marker in markers:
+            if marker in text:
+                failures.append(f"{student}: its report shows the hidden test '{marker}'")
+
+    reader = json.dumps(results["attack-read_hidden_tests"])
+    if "hidden tests read:" in reader and "hidden tests read: 0 bytes" not in reader:
+        failures.append("attack-read_hidden_tests read something of the hidden tests")
+
+    users, alive = processes_of_grading_users()
+    if alive:
+        failures.append(f"processes of the grading users survived: {', '.join(alive)}")
+    for path in [Path("/dev/shm/pmpp-leak"), Path("/tmp/pmpp-leak")]:
+        if path.exists():
+            failures.append(f"{path} exists: something read the hidden tests")
+    left = [p.name for p in Path("/dev/shm").iterdir() if p.lstat().st_uid in users]
+    if left:
+        failures.append(f"files of the grading users were left in /dev/shm: {', '.join(left)}")
+
+    print()
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print(f"All {len(attacks)} attacks earned what they earned honestly; every report is complete.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,329 @@
+// pmpp_sandbox: how the grader runs code it does not trust (a student's worker, and the compiler on a
+// student's source, which reads whatever files the source names): as an unprivileged user, with
+// chosen paths hidden, with resource limits and a clean environment. Or, with --clean-up, it ends
+// every process of that user.
+//
+//   pmpp_sandbox [options] -- PROGRAM [ARGS...]
+//   pmpp_sandbox --user UID:GID --clean-up
+//
+//   --user UID:GID     run as this user and group, with no supplementary groups (needs root)
+//   --private-mounts   (with --user) a private mount namespace: fresh empty /tmp and /var/tmp, and
+//   --hide PATH        PATH (a folder) shows up empty and unreadable, or (a file) empty
+//   --workdir DIR      run in DIR (with --private-mounts it shows up as /tmp/work); without it the
+//                      working directory is /tmp/work, new and empty (with --private-mounts), else /
+//   --cpu SECONDS      CPU time (RLIMIT_CPU); then SIGXCPU, and SIGKILL 5 s later
+//   --memory BYTES     private writable memory (RLIMIT_DATA: heap and anonymous mappings). Not address
+//                      space (RLIMIT_AS): CUDA reserves virtual ranges as large as the GPU's memory.
+//   --processes N      processes and threads of the user (RLIMIT_NPROC; counted per user)
+//   --file-size BYTES  the largest file it may write (RLIMIT_FSIZE)
+//   --open-files N     open descriptors (RLIMIT_NOFILE)
+//   --env NAME=VALUE   set a variable; the environment otherwise holds only PATH, HOME, TMPDIR, LC_ALL
+//                      and CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER when they are set here
+//   --keep-fd N        keep descriptor N open; every descriptor above 2 but these is closed
+//
+// Exit status: the program's; 2 for bad options; 125 when the sandbox could not be set up (a line on
+// stderr says why). With --clean-up: 0 when no process of the user is left and its files are gone
+// from /dev/shm.
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::optional<std::pair<uid_t, gid_t>> user;
+  bool private_mounts = false;
+  bool clean_up = false;
+  std::vector<std::string> hide;
+  std::string workdir;
+  std::vector<std::pair<int, rlim_t>> limits;
+  std::vector<std::string> env;
+  std::vector<int> keep_fds;
+  std::vector<std::string> command;
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "pmpp_sandbox: %s\n", what.c_str());
+  std::exit(125);
+}
+
+void check(bool ok, const std::string& what) {
+  if (!ok) fail(what + ": " + std::strerror(errno));
+}
+
+[[noreturn]] void usage(const std::string& what) {
+  std::fprintf(stderr, "pmpp_sandbox: %s (usage: pmpp_sandbox [options] -- PROGRAM [ARGS...])\n", what.c_str());
+  std::exit(2);
+}
+
+unsigned long long number(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') usage(option + " needs a number, got '" + text + "'");
+  return value;
+}
+
+Options parse(int argc, char* argv[]) {
+  Options o;
+  int i = 1;
+  const auto value = [&](const std::string& option) -> std::string {
+    if (i + 1 >= argc) usage(option + " needs a value");
+    return argv[++i];
+  };
+  for (; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") {
+      o.command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+    if (a == "--user") {
+      const std::string ids = value(a);
+      const auto colon = ids.find(':');
+      if (colon == std::string::npos) usage("--user needs UID:GID");
+      o.user = {static_cast<uid_t>(number(a, ids.substr(0, colon))), static_cast<gid_t>(number(a, ids.substr(colon + 1)))};
+    } else if (a == "--private-mounts") {
+      o.private_mounts = true;
+    } else if (a == "--clean-up") {
+      o.clean_up = true;
+    } else if (a == "--hide") {
+      o.hide.push_back(value(a));
+    } else if (a == "--workdir") {
+      o.workdir = value(a);
+    } else if (a == "--cpu") {
+      o.limits.push_back({RLIMIT_CPU, number(a, value(a))});
+    } else if (a == "--memory") {
+      o.limits.push_back({RLIMIT_DATA, number(a, value(a))});
+    } else if (a == "--processes") {
+      o.limits.push_back({RLIMIT_NPROC, number(a, value(a))});
+    } else if (a == "--file-size") {
+      o.limits.push_back({RLIMIT_FSIZE, number(a, value(a))});
+    } else if (a == "--open-files") {
+      o.limits.push_back({RLIMIT_NOFILE, number(a, value(a))});
+    } else if (a == "--env") {
+      const std::string setting = value(a);
+      if (setting.find('=') == std::string::npos || setting[0] == '=') usage("--env needs NAME=VALUE");
+      o.env.push_back(setting);
+    } else if (a == "--keep-fd") {
+      o.keep_fds.push_back(static_cast<int>(number(a, value(a))));
+    } else {
+      usage("unknown option " + a);
+    }
+  }
+  if (o.clean_up) {
+    if (!o.user || !o.command.empty()) usage("--clean-up needs --user and no program");
+    return o;
+  }
+  if (o.command.empty()) usage("no program given");
+  if (o.command.front().find('/') == std::string::npos) usage("give the program's path, not just its name");
+  if ((o.private_mounts || !o.hide.empty()) && !o.user) usage("--private-mounts and --hide need --user");
+  if (!o.hide.empty() && !o.private_mounts) usage("--hide needs --private-mounts");
+  for (const std::string& path : o.hide)
+    if (path.empty() || path[0] != '/' || path == "/") usage("--hide needs an absolute path other than /");
+  return o;
+}
+
+// ---- Ending every process of a user ---------------------------------------------------------------
+
+/// True when a process other than a zombie runs with @p uid as its real or effective user.
+bool any_process_of(uid_t uid) {
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) fail("cannot list /proc");
+  bool found = false;
+  while (dirent* entry = readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::ifstream status(std::string("/proc/") + entry->d_name + "/status");
+    std::string line;
+    bool zombie = false, owned = false;
+    while (std::getline(status, line)) {
+      if (line.rfind("State:", 0) == 0) zombie = line.find('Z') != std::string::npos;
+      if (line.rfind("Uid:", 0) == 0) {
+        unsigned long real = 0, effective = 0;
+        if (std::sscanf(line.c_str(), "Uid: %lu %lu", &real, &effective) == 2) owned = real == uid || effective == uid;
+      }
+    }
+    if (owned && !zombie) found = true;
+  }
+  closedir(proc);
+  return found;
+}
+
+int remove_entry(const char* path, const struct stat*, int, FTW*) { return remove(path); }
+
+/// Remove what @p uid owns directly in @p dir (shared memory segments, say): folders with all inside.
+void remove_files_of(uid_t uid, const char* dir) {
+  DIR* d = opendir(dir);
+  if (d == nullptr) return;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    const std::string path = std::string(dir) + "/" + name;
+    if (lstat(path.c_str(), &st) != 0 || st.st_uid != uid) continue;
+    if (S_ISDIR(st.st_mode)) nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else unlink(path.c_str());
+  }
+  closedir(d);
+}
+
+int clean_up(uid_t uid, gid_t gid) {
+  if (uid == 0) fail("will not end the processes of root");
+  close_range(3, ~0U, 0);  // the killer below runs as the user for a moment: it holds nothing of ours
+  // kill(-1) from a process running as the user reaches every process of that user (and nothing
+  // else): a double-forked daemon included. Repeated, because a fork bomb races the first rounds.
+  for (int round = 0; round < 500 && any_process_of(uid); ++round) {
+    const pid_t killer = fork();
+    check(killer >= 0, "fork");
+    if (killer == 0) {
+      if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(1);
+      kill(-1, SIGKILL);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(killer, &status, 0);
+    usleep(round < 10 ? 2000 : 20000);
+  }
+  if (any_process_of(uid)) fail("processes of uid " + std::to_string(uid) + " are still running");
+  remove_files_of(uid, "/dev/shm");
+  return 0;
+}
+
+// ---- Running a program ----------------------------------------------------------------------------
+
+/// With --private-mounts: hide the --hide paths, give fresh /tmp and /var/tmp, and the working
+/// directory /tmp/work (owned by the user; the --workdir folder when one is given).
+void isolate_filesystem(const Options& o) {
+  check(unshare(CLONE_NEWNS) == 0, "cannot make a private mount namespace");
+  check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0, "cannot make the mounts private");
+  // Opened in the new namespace (a mount of another one cannot be bound here), before anything is
+  // hidden (the folder may lie under a hidden path).
+  int workdir = -1;
+  if (!o.workdir.empty()) {
+    workdir = open(o.workdir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    check(workdir >= 0, "cannot open the working folder " + o.workdir);
+  }
+  for (const std::string& path : o.hide) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) continue;  // nothing there to hide
+    if (S_ISDIR(st.st_mode)) {
+      check(mount("none", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0,
+            "cannot hide " + path);
+    } else {
+      check(mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) == 0 &&
+                mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0,
+            "cannot hide " + path);
+    }
+  }
+  for (const char* tmp : {"/tmp", "/var/tmp"}) {
+    struct stat st {};
+    if (stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
+      check(mount("none", tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=1g") == 0,
+            std::string("cannot mount a fresh ") + tmp);
+  }
+  check(mkdir("/tmp/work", 0700) == 0 && chown("/tmp/work", o.user->first, o.user->second) == 0,
+        "cannot make /tmp/work");
+  if (workdir >= 0) {
+    const std::string source = "/proc/self/fd/" + std::to_string(workdir);
+    check(mount(source.c_str(), "/tmp/work", nullptr, MS_BIND, nullptr) == 0, "cannot show the working folder");
+  }
+  check(chdir("/tmp/work") == 0, "cannot enter /tmp/work");
+}
+
+void close_other_descriptors(std::vector<int> keep) {
+  keep.push_back(2);
+  std::sort(keep.begin(), keep.end());
+  int next = 3;
+  for (int fd : keep) {
+    if (fd >= next) {
+      if (fd > next) close_range(static_cast<unsigned>(next), static_cast<unsigned>(fd - 1), 0);
+      next = fd + 1;
+    }
+  }
+  close_range(static_cast<unsigned>(next), ~0U, 0);
+}
+
+std::vector<std::string> environment(const Options& o) {
+  std::vector<std::string> env{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                               std::string("HOME=") + (o.private_mounts ? "/tmp/work" : "/"),
+                               std::string("TMPDIR=/tmp"), "LC_ALL=C"};
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
+    if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
+  for (const std::string& setting : o.env) {
+    const std::string name = setting.substr(0, setting.find('=') + 1);
+    env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(name, 0) == 0; }),
+              env.end());
+    env.push_back(setting);
+  }
+  return env;
+}
+
+int run(const Options& o) {
+  if (o.user && geteuid() != 0) fail("--user needs root");
+  if (o.user && o.user->first == 0) fail("will not run code under test as root");
+  // Opened now, before anything is hidden: the program may lie under a hidden path.
+  const int program = open(o.command.front().c_str(), O_PATH | O_CLOEXEC);
+  check(program >= 0, "cannot open " + o.command.front());
+  if (o.private_mounts)
+    isolate_filesystem(o);
+  else
+    check(chdir(o.workdir.empty() ? "/" : o.workdir.c_str()) == 0, "cannot enter the working folder " + o.workdir);
+
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  for (const auto& [resource, value] : o.limits) {
+    // CPU time: SIGXCPU at the limit, SIGKILL a little later if that is ignored.
+    const rlimit limit{value, resource == RLIMIT_CPU ? value + 5 : value};
+    check(setrlimit(resource, &limit) == 0, "cannot set a resource limit");
+  }
+  if (o.user) {
+    const auto [uid, gid] = *o.user;
+    check(setgroups(0, nullptr) == 0, "cannot drop the supplementary groups");
+    check(setresgid(gid, gid, gid) == 0, "cannot change group");
+    check(setresuid(uid, uid, uid) == 0, "cannot change user");
+    if (getuid() != uid || geteuid() != uid || setuid(0) == 0) fail("the change of user did not hold");
+  }
+  check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "cannot forbid new privileges");
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the change of user, which clears it: die with the parent
+
+  std::vector<int> keep = o.keep_fds;
+  keep.push_back(program);  // close-on-exec: gone once the program runs
+  close_other_descriptors(keep);
+  const std::vector<std::string> env = environment(o);
+  std::vector<char*> argv, envp;
+  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  syscall(SYS_execveat, program, "", argv.data(), envp.data(), AT_EMPTY_PATH);
+  fail("cannot run " + o.command.front() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  const Options options = parse(argc, argv);
+  if (options.clean_up) {
+    if (geteuid() != 0) fail("--clean-up needs root");
+    return clean_up(options.user->first, options.user->second);
+  }
+  return run(options);
+}

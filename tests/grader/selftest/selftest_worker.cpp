@@ -1,0 +1,100 @@
+// The pretend exercise's code under test: it does, on request, what a hostile or broken submission
+// would. PMPP_SELFTEST_START=exit|sleep|garbage makes it misbehave before main(), as a static
+// constructor can.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "frame_io.hpp"
+#include "selftest.hpp"
+
+namespace pmpp_grader_selftest {
+namespace {
+
+struct MisbehaveAtStart {
+  MisbehaveAtStart() {
+    const char* how = std::getenv("PMPP_SELFTEST_START");
+    if (how == nullptr) return;
+    if (std::strcmp(how, "exit") == 0) std::_Exit(0);
+    if (std::strcmp(how, "sleep") == 0)
+      for (;;) pause();
+    if (std::strcmp(how, "garbage") == 0) (void)!write(pmpp_grader::kReplyFd, "nonsense", 8);
+  }
+} misbehave_at_start;
+
+struct Derived : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+struct Custom : std::exception {
+  const char* what() const noexcept override { return "custom"; }
+};
+
+}  // namespace
+
+void echo(int i, std::int64_t j, std::size_t k, float x, double d, bool b, const float* values, std::size_t count,
+          const float* device_pointer) {
+  std::ostringstream out;
+  out << std::hexfloat << "i=" << i << " j=" << j << " k=" << k << " x=" << x << " d=" << d << " b=" << b << " values=";
+  if (values == nullptr) out << "null";
+  for (std::size_t n = 0; values != nullptr && n < count; ++n) out << (n ? "," : "") << values[n];
+  out << " device=" << device_pointer;
+  throw std::runtime_error(out.str());
+}
+
+void misbehave(int how) {
+  switch (how) {
+    case kReturn: return;
+    case kThrowInvalidArgument: throw std::invalid_argument("bad argument");
+    case kThrowOutOfRange: throw std::out_of_range("out of range");
+    case kThrowDerived: throw Derived("derived");
+    case kThrowCustom: throw Custom();
+    case kThrowInt: throw 42;
+    case kCrash: std::raise(SIGSEGV); return;
+    case kExitZero: std::exit(0);
+    case kAbort: std::abort();
+    case kHang:
+      for (;;) pause();
+    case kPrintMegabyte: {
+      const std::string line(1023, 'x');
+      for (int n = 0; n < 1024; ++n) std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+      return;
+    }
+    case kMalformedReply: pmpp_grader::write_frame(pmpp_grader::kReplyFd, "?"); return;
+    case kOversizedReply: {
+      const std::uint32_t length = pmpp_grader::kMaxFrame + 1;
+      pmpp_grader::write_all(pmpp_grader::kReplyFd, &length, sizeof length);
+      return;
+    }
+    case kListDescriptors: {
+      std::string open;
+      DIR* fds = opendir("/proc/self/fd");
+      while (dirent* entry = fds ? readdir(fds) : nullptr) {
+        const int fd = std::atoi(entry->d_name);
+        if (fd > pmpp_grader::kReplyFd && fd != dirfd(fds)) open += " " + std::to_string(fd);
+      }
+      if (fds) closedir(fds);
+      throw std::runtime_error("open descriptors above 4:" + (open.empty() ? std::string(" none") : open));
+    }
+  }
+  throw std::logic_error("no such behaviour");
+}
+
+void fill(float* device, std::size_t n, float value) {
+  const std::vector<float> host(n, value);
+  const cudaError_t status = cudaMemcpy(device, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+  if (status != cudaSuccess) throw std::runtime_error(cudaGetErrorString(status));
+}
+
+}  // namespace pmpp_grader_selftest

@@ -1,0 +1,157 @@
+// The grader's remote calls, tested against a worker that misbehaves on request: what crosses is what
+// was sent, exceptions keep their type, and a worker that crashes, exits, hangs, floods its output or
+// garbles the protocol is caught and named, without harm to the test process. All but the last case
+// need no GPU.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "pmpp/device_buffer.hpp"
+#include "remote_call.hpp"
+#include "selftest.hpp"
+#include "worker_process.hpp"
+#include "workers.hpp"
+
+using namespace pmpp_grader_selftest;
+using Catch::Matchers::ContainsSubstring;
+using pmpp_grader::Outcome;
+using pmpp_grader::WorkerProcess;
+
+namespace {
+
+/// A worker of the test's own (not the case's), so a misbehaviour under test fails nothing else.
+WorkerProcess own_worker(double timeout_s = 30, std::size_t output_limit = 4096) {
+  return WorkerProcess({pmpp_grader::settings().worker}, timeout_s, output_limit);
+}
+
+Outcome misbehave_in(WorkerProcess& worker, int how) {
+  pmpp_grader::FrameWriter request;
+  request.put_string("pmpp_grader_selftest::misbehave");
+  request.put<std::uint32_t>(1);
+  pmpp_grader::encode(request, how);
+  return worker.call(request.bytes());
+}
+
+/// Start a worker whose static constructors misbehave as @p how says (PMPP_SELFTEST_START).
+std::string start_failure(const char* how, double timeout_s) {
+  setenv("PMPP_SELFTEST_START", how, 1);
+  WorkerProcess worker({pmpp_grader::settings().worker}, timeout_s, 4096);
+  unsetenv("PMPP_SELFTEST_START");
+  CHECK(worker.lost());
+  return worker.lost_reason();
+}
+
+}  // namespace
+
+TEST_CASE("numbers, host arrays and pointers arrive exactly as sent", "[host]") {
+  const std::vector<float> values{1.5f, -2.0f, 3.1f};
+  const float x = 0.1f;
+  const double d = -2.5e300;
+  const auto* somewhere = reinterpret_cast<const float*>(std::uintptr_t{0x1234});
+  std::ostringstream want;
+  want << std::hexfloat << "i=-7 j=-1099511627776 k=8589934592 x=" << x << " d=" << d << " b=1 values=" << values[0]
+       << "," << values[1] << "," << values[2] << " device=" << static_cast<const void*>(somewhere);
+  CHECK_THROWS_WITH(echo(-7, -(std::int64_t{1} << 40), std::size_t{1} << 33, x, d, true, values.data(), values.size(),
+                         somewhere),
+                    want.str());
+  CHECK_THROWS_WITH(echo(0, 0, 0, 0.0f, 0.0, false, nullptr, 0, nullptr),
+                    ContainsSubstring("values=null device=0") || ContainsSubstring("values=null device=(nil)"));
+}
+
+TEST_CASE("an exception comes back as the standard type it is, with its message", "[host]") {
+  CHECK_THROWS_AS(misbehave(kThrowInvalidArgument), std::invalid_argument);
+  CHECK_THROWS_WITH(misbehave(kThrowInvalidArgument), "bad argument");
+  CHECK_THROWS_AS(misbehave(kThrowOutOfRange), std::out_of_range);
+  CHECK_THROWS_AS(misbehave(kThrowDerived), std::invalid_argument);  // the standard base it derives from
+  CHECK_THROWS_WITH(misbehave(kThrowCustom), ContainsSubstring("Custom") && ContainsSubstring("custom"));
+  CHECK_THROWS_WITH(misbehave(kThrowInt), ContainsSubstring("not a std::exception"));
+  CHECK_NOTHROW(misbehave(kReturn));  // and the worker still answers
+}
+
+TEST_CASE("a worker that crashes, exits or aborts during a call is lost, and says how", "[host]") {
+  for (const auto& [how, reason] : {std::pair{kCrash, "SIGSEGV"}, std::pair{kExitZero, "exited with status 0"},
+                                    std::pair{kAbort, "SIGABRT"}}) {
+    WorkerProcess worker = own_worker();
+    REQUIRE_FALSE(worker.lost());
+    const Outcome outcome = misbehave_in(worker, how);
+    CHECK(outcome.kind == Outcome::Kind::lost);
+    CHECK_THAT(outcome.message, ContainsSubstring(reason));
+    CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::lost);  // and stays lost
+  }
+}
+
+TEST_CASE("a worker that does not return is stopped at the time limit", "[host]") {
+  WorkerProcess worker = own_worker(1.0);
+  REQUIRE_FALSE(worker.lost());
+  const Outcome outcome = misbehave_in(worker, kHang);
+  CHECK(outcome.kind == Outcome::Kind::lost);
+  CHECK_THAT(outcome.message, ContainsSubstring("did not return within 1 s"));
+  CHECK(outcome.seconds >= 1.0);
+  CHECK(outcome.seconds < 10.0);
+}
+
+TEST_CASE("a reply that breaks the protocol loses the worker", "[host]") {
+  for (int how : {kMalformedReply, kOversizedReply}) {
+    WorkerProcess worker = own_worker();
+    const Outcome outcome = misbehave_in(worker, how);
+    CHECK(outcome.kind == Outcome::Kind::lost);
+    CHECK_THAT(outcome.message, ContainsSubstring("protocol"));
+  }
+}
+
+TEST_CASE("a worker that fails before its first call is lost", "[host]") {
+  CHECK_THAT(start_failure("exit", 30), ContainsSubstring("ended before it could be called"));
+  CHECK_THAT(start_failure("sleep", 1), ContainsSubstring("did not start within 1 s"));
+  CHECK_THAT(start_failure("garbage", 30), ContainsSubstring("did not start properly"));
+}
+
+TEST_CASE("what a worker prints is kept up to the limit, and counted", "[host]") {
+  WorkerProcess worker = own_worker(30, 1000);
+  CHECK(misbehave_in(worker, kPrintMegabyte).kind == Outcome::Kind::returned);
+  worker.stop();
+  CHECK(worker.output_bytes() == 1024u * 1024u);
+  CHECK(worker.output().size() == 1000u);
+}
+
+TEST_CASE("no descriptor of the test process reaches the worker", "[host]") {
+  // Not close-on-exec, as a verdict pipe handed down to the test process could be.
+  const int opened = open("/dev/null", O_WRONLY);
+  const int inherited = fcntl(opened, F_DUPFD, 20);
+  close(opened);
+  REQUIRE(inherited >= 20);
+  WorkerProcess worker = own_worker();
+  const Outcome outcome = misbehave_in(worker, kListDescriptors);
+  close(inherited);
+  CHECK(outcome.kind == Outcome::Kind::threw);
+  CHECK(outcome.message == "open descriptors above 4: none");
+}
+
+TEST_CASE("the worker writes the test's own device buffer, at an offset into the allocation", "[gpu]") {
+  PMPP_REQUIRE_GPU();
+  pmpp::DeviceBuffer<float> buffer(1000);
+  buffer.poison();
+  fill(buffer.data() + 100, 50, 2.5f);
+  const std::vector<float> host = buffer.to_host();
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    INFO("element " << i);
+    if (i >= 100 && i < 150) CHECK(host[i] == 2.5f);
+    else CHECK(std::isnan(host[i]));
+  }
+}
+
+// Run only by the CTest test grader.a_lost_worker_fails_the_case, which expects this case to FAIL
+// (and the test process to say why), although the test swallows every exception.
+TEST_CASE("a lost worker fails the case whatever the test does", "[.][lost_worker]") {
+  CHECK_THROWS(misbehave(kCrash));
+}

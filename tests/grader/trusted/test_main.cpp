@@ -1,0 +1,62 @@
+// main() of every exercise test executable: Catch2's, plus two options that name the workers, and a
+// listener that gives every test case a fresh worker for the code under test.
+//
+// These executables hold the tests, the CPU references and the verdict, and no code under test: it
+// runs in the worker. Exit status: Catch2's, or kMisbehavedExitStatus when the code under test did
+// not start, crashed, hung or broke the protocol during the case (then the case has failed, whatever
+// its checks said; a line "pmpp-grader: ..." on stdout says why).
+#include <sys/prctl.h>
+
+#include <catch2/catch_session.hpp>
+#include <catch2/reporters/catch_reporter_event_listener.hpp>
+#include <catch2/reporters/catch_reporter_registrars.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "workers.hpp"
+
+namespace {
+
+class FreshWorkerPerCase : public Catch::EventListenerBase {
+ public:
+  using Catch::EventListenerBase::EventListenerBase;
+  void testCaseStarting(const Catch::TestCaseInfo&) override { pmpp_grader::begin_case(); }
+  void testCaseEnded(const Catch::TestCaseStats&) override { pmpp_grader::end_case(); }
+};
+
+}  // namespace
+
+CATCH_REGISTER_LISTENER(FreshWorkerPerCase)
+
+int main(int argc, char* argv[]) {
+  // Processes of the same user cannot read this one's memory or descriptors (/proc/<pid>/fd, ptrace):
+  // what can be done when the code under test runs as the same user.
+  prctl(PR_SET_DUMPABLE, 0);
+  std::signal(SIGPIPE, SIG_IGN);  // a worker gone: a failed write, reported, not a dead test process
+
+  Catch::Session session;
+  pmpp_grader::Settings& settings = pmpp_grader::settings();
+  using Catch::Clara::Opt;
+  session.cli(session.cli() |
+              Opt(settings.worker, "path")["--worker"]("the worker that runs the code under test") |
+              Opt(settings.reference_worker, "path")["--reference-worker"](
+                  "the worker that runs the solution, timed against the code under test in speed cases"));
+  if (const int status = session.applyCommandLine(argc, argv)) return status;
+  settings.read_environment();
+
+  // Create this process's CUDA context while the worker starts (each takes a moment); not for a listing.
+  std::thread warm_up([listing = session.config().listTests()] {
+    if (!listing && pmpp_grader::gpu_present()) cudaFree(nullptr);
+  });
+  const int status = session.run();
+  warm_up.join();
+  if (!pmpp_grader::misbehaviour().empty()) {
+    std::cout << "pmpp-grader: " << pmpp_grader::misbehaviour() << std::endl;
+    return pmpp_grader::kMisbehavedExitStatus;
+  }
+  return status;
+}

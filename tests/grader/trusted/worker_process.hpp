@@ -1,0 +1,83 @@
+/// @file worker_process.hpp
+/// @brief The trusted side's handle on one worker process: start it, check its handshake, send it
+/// calls and time them, collect what it prints (up to a limit), and stop it.
+///
+/// Nothing the worker does can make this class block forever or grow without bound: every read has a
+/// deadline, frames have a maximum size, and its output is drained and cut. A worker that crashes,
+/// exits, hangs, or sends anything but a well-formed reply is *lost*: it is killed, and every later
+/// call fails at once with the reason.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "wire.hpp"
+
+namespace pmpp_grader {
+
+/// How a call ended.
+struct Outcome {
+  enum class Kind { returned, threw, cuda_error, bad_request, lost } kind = Kind::lost;
+  std::string type;     ///< for threw: the exception's type, e.g. "std::invalid_argument"
+  std::string message;  ///< the exception's or the error's text, or why the worker was lost
+  int cuda_code = 0;    ///< for cuda_error, and for a thrown pmpp::CudaError
+  double seconds = 0;   ///< from sending the request to reading the reply, on the trusted side's clock
+};
+
+class WorkerProcess {
+ public:
+  /// Start @p command (the worker, possibly behind a sandbox) with the protocol pipes on kRequestFd
+  /// and kReplyFd and its output captured, then wait up to @p timeout_s seconds for its handshake.
+  /// Check lost() afterwards. @p output_limit bytes of its output are kept, the rest counted.
+  WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit);
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+  ~WorkerProcess();
+
+  /// Send one request (see call encoding in remote_call.hpp) and wait up to the timeout for the reply.
+  Outcome call(const std::string& request);
+
+  bool lost() const { return !lost_reason_.empty(); }
+  const std::string& lost_reason() const { return lost_reason_; }
+
+  /// End the worker: close its request pipe (it exits on its own), and kill its process group if it
+  /// has not exited within a moment. Idempotent.
+  void stop();
+
+  /// What the worker printed on stdout and stderr (both go to one pipe), up to the limit, made
+  /// printable; and how many bytes it printed in all.
+  std::string output() const;
+  std::size_t output_bytes() const { return output_total_; }
+
+ private:
+  void lose(const std::string& reason);  // record the first reason, kill the worker
+  /// Kill the worker's process group and reap it (after up to a second to exit on its own if
+  /// @p give_it_a_moment); returns how it ended: "exited with status 0", "was killed by signal ...".
+  std::string finish(bool give_it_a_moment);
+  void drain_output(int fd);
+
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  std::string exit_description_;
+  int request_fd_ = -1, reply_fd_ = -1;
+  double timeout_s_;
+  std::string lost_reason_;
+  std::size_t output_limit_;
+  mutable std::mutex output_mutex_;
+  std::string output_;
+  std::atomic<std::size_t> output_total_{0};
+  std::atomic<bool> stop_draining_{false};
+  std::thread drainer_;
+};
+
+/// Split @p text at newlines into a command's arguments (empty lines dropped): how the sandbox and
+/// clean-up commands arrive in the environment.
+std::vector<std::string> split_lines(const std::string& text);
+
+}  // namespace pmpp_grader

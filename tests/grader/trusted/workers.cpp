@@ -1,0 +1,225 @@
+// The workers of the test case being run, and what a remote call does with their answers (see
+// workers.hpp and remote_call.hpp).
+#include "workers.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <cuda_runtime_api.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#include "pmpp/cuda_check.hpp"
+#include "pmpp/device_info.hpp"
+#include "remote_call.hpp"
+#include "worker_process.hpp"
+
+extern char** environ;
+
+namespace pmpp_grader {
+namespace {
+
+/// What the code under test printed, as much as the report shows.
+constexpr std::size_t kOutputLimit = 16 * 1024;
+
+std::unique_ptr<WorkerProcess> code_under_test, reference;
+bool code_under_test_retired = false;
+Side current_side = Side::code_under_test;
+double seconds_in_calls = 0;
+std::string misbehaved;
+
+void note_misbehaviour(const std::string& reason) {
+  if (misbehaved.empty()) misbehaved = reason;
+}
+
+/// A pmpp::CudaError raised in the worker, with its text.
+class RemoteCudaError : public pmpp::CudaError {
+ public:
+  RemoteCudaError(int code, std::string text)
+      : pmpp::CudaError(static_cast<cudaError_t>(code), "", "", 0), text_(std::move(text)) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
+/// Thrown by a remote call when its worker is gone (the case has already failed).
+class WorkerLost : public std::exception {
+ public:
+  explicit WorkerLost(std::string text) : text_(std::move(text)) {}
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string text_;
+};
+
+[[noreturn]] void rethrow(const Outcome& o) {
+  const std::string& m = o.message;
+  if (o.type == "std::invalid_argument") throw std::invalid_argument(m);
+  if (o.type == "std::domain_error") throw std::domain_error(m);
+  if (o.type == "std::length_error") throw std::length_error(m);
+  if (o.type == "std::out_of_range") throw std::out_of_range(m);
+  if (o.type == "std::logic_error") throw std::logic_error(m);
+  if (o.type == "std::range_error") throw std::range_error(m);
+  if (o.type == "std::overflow_error") throw std::overflow_error(m);
+  if (o.type == "std::underflow_error") throw std::underflow_error(m);
+  if (o.type == "std::runtime_error") throw std::runtime_error(m);
+  if (o.type == "std::bad_alloc") throw std::bad_alloc();
+  if (o.type == "pmpp::CudaError") throw RemoteCudaError(o.cuda_code, m);
+  throw std::runtime_error("the code under test threw " + (o.type.empty() ? std::string("an exception") : o.type) +
+                           ": " + m);
+}
+
+/// Run @p command to its end (at most @p timeout_s seconds); false if it failed or took too long.
+bool run_to_end(const std::vector<std::string>& command, double timeout_s) {
+  std::vector<char*> argv;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void print_output(const WorkerProcess& worker) {
+  const std::size_t total = worker.output_bytes();
+  if (total == 0) return;
+  std::cout << "---- what the code under test printed (" << total << " bytes"
+            << (total > kOutputLimit ? ", the first " + std::to_string(kOutputLimit) + " shown" : std::string())
+            << ") ----\n";
+  // Every line is marked, so that nothing it prints can pass for the test's own output.
+  std::string text = worker.output();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::cout << "  | " << text.substr(start, end - start) << '\n';
+    start = end + 1;
+  }
+  std::cout << "---- end of what it printed ----\n" << std::flush;
+}
+
+WorkerProcess* worker_for_calls(std::string* why_none) {
+  if (current_side == Side::reference) {
+    if (!reference && !settings().reference_worker.empty())
+      reference = std::make_unique<WorkerProcess>(std::vector<std::string>{settings().reference_worker},
+                                                  settings().timeout_s, kOutputLimit);
+    if (!reference) *why_none = "no reference worker was given (--reference-worker)";
+    return reference.get();
+  }
+  if (code_under_test_retired) *why_none = "the code under test was stopped for the speed comparison";
+  else if (!code_under_test) *why_none = "no worker was given (--worker): ctest and scripts/grade give one";
+  return code_under_test_retired ? nullptr : code_under_test.get();
+}
+
+}  // namespace
+
+bool gpu_present() {
+  static const bool present = pmpp::gpu_available();
+  return present;
+}
+
+Settings& settings() {
+  static Settings s;
+  return s;
+}
+
+void Settings::read_environment() {
+  if (const char* text = std::getenv("PMPP_SANDBOX")) sandbox = split_lines(text);
+  if (const char* text = std::getenv("PMPP_CLEANUP")) clean_up = split_lines(text);
+  if (const char* text = std::getenv("PMPP_WORKER_TIMEOUT")) {
+    const double seconds = std::atof(text);
+    if (seconds > 0) timeout_s = seconds;
+  }
+}
+
+void begin_case() {
+  code_under_test.reset();
+  code_under_test_retired = false;
+  current_side = Side::code_under_test;
+  if (settings().worker.empty()) return;
+  std::vector<std::string> command = settings().sandbox;
+  command.push_back(settings().worker);
+  code_under_test = std::make_unique<WorkerProcess>(command, settings().timeout_s, kOutputLimit);
+  if (code_under_test->lost()) note_misbehaviour("the code under test failed: " + code_under_test->lost_reason());
+}
+
+void end_case() {
+  if (reference) reference->stop();
+  reference.reset();
+  if (code_under_test) {
+    code_under_test->stop();
+    print_output(*code_under_test);
+  }
+  code_under_test.reset();
+}
+
+UseSide::UseSide(Side side) : previous_(current_side) { current_side = side; }
+UseSide::~UseSide() { current_side = previous_; }
+
+bool reference_available() { return !settings().reference_worker.empty(); }
+
+void retire_code_under_test() {
+  if (code_under_test) {
+    code_under_test->stop();
+    print_output(*code_under_test);
+  }
+  code_under_test.reset();
+  code_under_test_retired = true;
+  if (!settings().clean_up.empty() && !run_to_end(settings().clean_up, 60))
+    throw std::runtime_error("grader: the clean-up command failed, so the speed comparison cannot be trusted");
+}
+
+double call_seconds() { return seconds_in_calls; }
+void reset_call_seconds() { seconds_in_calls = 0; }
+
+const std::string& misbehaviour() { return misbehaved; }
+
+void perform(const char* function, const std::string& request) {
+  // The test's own device work (a poisoning memset, say) must be complete before the worker looks.
+  if (gpu_present()) CUDA_CHECK(cudaDeviceSynchronize());
+  std::string why_none;
+  WorkerProcess* worker = worker_for_calls(&why_none);
+  if (worker == nullptr) {
+    FAIL_CHECK("grader: cannot call " << function << ": " << why_none);
+    throw WorkerLost(why_none);
+  }
+  const Outcome outcome = worker->call(request);
+  seconds_in_calls += outcome.seconds;
+  switch (outcome.kind) {
+    case Outcome::Kind::returned:
+      return;
+    case Outcome::Kind::threw:
+      rethrow(outcome);
+    case Outcome::Kind::cuda_error:
+      throw RemoteCudaError(outcome.cuda_code, std::string(function) + ": " + outcome.message);
+    case Outcome::Kind::bad_request:
+      FAIL_CHECK("grader: the worker could not decode the call to " << function << ": " << outcome.message);
+      throw WorkerLost(outcome.message);
+    case Outcome::Kind::lost:
+      break;
+  }
+  const bool solution = current_side == Side::reference;
+  const std::string who = solution ? "the solution" : "the code under test";
+  if (!solution) note_misbehaviour(who + " failed in " + function + ": " + outcome.message);
+  FAIL_CHECK(who << " failed in " << function << ": " << outcome.message);
+  throw WorkerLost(who + " failed: " + outcome.message);
+}
+
+}  // namespace pmpp_grader
