@@ -153,6 +153,8 @@ inline std::string rebuild_command(const BuildFacts& build, int cc) {
 inline std::string running_text(const GpuFacts& gpu, const BuildArchitectures& build) {
   if (gpu.binary_version == 0) return "code not loaded";
   const auto& sm = build.machine_code;
+  if (sm.empty() && build.ptx.empty())  // CMake expanded 'native' or 'all': which is which is not known here
+    return "running sm_" + std::to_string(gpu.binary_version) + " code";
   if (std::find(sm.begin(), sm.end(), gpu.binary_version) != sm.end())
     return "running its sm_" + std::to_string(gpu.binary_version) + " code";
   return "running PTX " + capability_text(gpu.ptx_version) + " compiled by the driver for cc " +

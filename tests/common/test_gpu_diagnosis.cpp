@@ -195,6 +195,7 @@ TEST_CASE("a loadable build is ready, and says which of its code runs", "[host][
   ada.binary_version = 86;
   ada.ptx_version = 86;
   CHECK(running_text(ada, parse_architectures("86-real")) == "running its sm_86 code");
+  CHECK(running_text(h100, parse_architectures("native")) == "running sm_90 code");
 }
 
 TEST_CASE("this build knows what it holds and what its toolkit compiles", "[host][gpu_diagnosis]") {
