@@ -2,6 +2,8 @@
 #   make tour    install what is missing, build the programs, run every chapter side by side
 #   make test    install what is missing, build everything, run the tests (exercise stubs excluded)
 # Other targets: make build | docs | grade | clean.  PRESET=ci makes warnings errors.
+# CUDAARCHS=89 make test builds for that GPU architecture (default: this machine's GPUs, see README),
+# also in a build folder configured before: it is handed to CMake as -DCMAKE_CUDA_ARCHITECTURES.
 
 PRESET ?= default
 BUILD  ?= build
@@ -10,14 +12,18 @@ JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); echo $$(( n < 8 ? n : 8 )))
 export PATH := $(PATH):/usr/local/cuda/bin
 MAKEFLAGS += --no-print-directory
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+ARCHITECTURES := $(if $(CUDAARCHS),'-DCMAKE_CUDA_ARCHITECTURES=$(CUDAARCHS)')
 
 .PHONY: tour test build configure deps docs grade clean
 
 deps:
 	@scripts/install-dependencies
 
+# Quiet but for the GPU architectures chosen (warnings and errors still reach the terminal).
 configure: deps
-	cmake --preset $(PRESET) > /dev/null
+	@cmake --preset $(PRESET) $(ARCHITECTURES) | sed -n 's/^-- \(CUDA architectures: .*\)/\1/p'
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -30,8 +36,10 @@ tour: configure
 test: build
 	ctest --preset $(PRESET) -j $(TEST_JOBS) -LE exercise
 
-docs: configure
+# The docs tools are installed before CMake configures, so that it finds them on the first run.
+docs: deps
 	@scripts/install-dependencies --docs
+	@$(MAKE) configure
 	cmake --build $(BUILD) --target docs
 
 grade: configure

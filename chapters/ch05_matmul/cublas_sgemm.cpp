@@ -1,13 +1,18 @@
-// The library baseline: cuBLAS SGEMM on the chapter's row-major operands, in plain fp32.
-#include <cublas_v2.h>
-
+// The library baseline: cuBLAS SGEMM on the chapter's row-major operands, in plain fp32. Without
+// PMPP_HAVE_CUBLAS (no cuBLAS for this toolkit at configure time) every entry point says so.
 #include <stdexcept>
 #include <string>
 
 #include "ch05_matmul/matmul.hpp"
 #include "pmpp/cuda_check.hpp"
 
+#ifdef PMPP_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
+
 namespace pmpp::ch05 {
+
+#ifdef PMPP_HAVE_CUBLAS
 
 namespace {
 void cublas_check(cublasStatus_t status, const char* call) {
@@ -16,6 +21,9 @@ void cublas_check(cublasStatus_t status, const char* call) {
                              cublasGetStatusString(status) + ") from " + call);
 }
 }  // namespace
+
+bool cublas_available() { return true; }
+std::string cublas_missing() { return ""; }
 
 CublasSgemm::CublasSgemm() {
   cublas_check(cublasCreate(&handle_), "cublasCreate");
@@ -39,5 +47,19 @@ LaunchConfig CublasSgemm::launch(const MatmulArgs& a) const {
   CUDA_CHECK_LAUNCH();
   return {};
 }
+
+#else  // no cuBLAS in this build
+
+bool cublas_available() { return false; }
+std::string cublas_missing() {
+  return "cuBLAS not available in this build (CMake found no cublas_v2.h and libcublas of this CUDA toolkit, in its "
+         "folders or the system's)";
+}
+
+CublasSgemm::CublasSgemm() { throw std::runtime_error(cublas_missing()); }
+CublasSgemm::~CublasSgemm() = default;
+LaunchConfig CublasSgemm::launch(const MatmulArgs&) const { throw std::runtime_error(cublas_missing()); }
+
+#endif
 
 }  // namespace pmpp::ch05

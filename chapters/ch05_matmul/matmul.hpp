@@ -126,8 +126,14 @@ LaunchConfig matmul_register_tiled(const MatmulArgs& args);
 
 // ---- Library baseline (cublas_sgemm.cpp) ------------------------------------------------------
 
+/// True when this build found cuBLAS at configure time (PMPP_HAVE_CUBLAS).
+bool cublas_available();
+/// Why this build has no cuBLAS (empty when it has).
+std::string cublas_missing();
+
 /// cuBLAS SGEMM on the same row-major operands, in plain fp32: the math mode is CUBLAS_DEFAULT_MATH,
 /// so no TF32 tensor-core shortcut is taken. Owns its handle (create once, reuse for every call).
+/// Without cuBLAS in the build, the constructor throws std::runtime_error(cublas_missing()).
 class CublasSgemm {
  public:
   CublasSgemm();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "pmpp/device_buffer.hpp"
@@ -40,7 +41,7 @@ void validate(const Options& o) {
                        " floats; at most 2^32 are supported");
 }
 
-std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm& cublas) {
+std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas) {
   std::vector<Contender> out;
   for (const Stage* s : list) {
     if (s->tiles.empty()) {
@@ -51,8 +52,9 @@ std::vector<Contender> contenders(const std::vector<const Stage*>& list, int til
       if (tile_option == 0 || tile_option == tile)
         out.push_back({std::string(s->id) + " (TILE_WIDTH " + std::to_string(tile) + ")", s, tile, s->launch});
   }
-  out.push_back({"cuBLAS SGEMM (fp32, no TF32)", nullptr, 0,
-                 [&cublas](const MatmulArgs& a) { return cublas.launch(a); }});
+  if (cublas != nullptr)
+    out.push_back({"cuBLAS SGEMM (fp32, no TF32)", nullptr, 0,
+                   [cublas](const MatmulArgs& a) { return cublas->launch(a); }});
   return out;
 }
 
@@ -170,6 +172,7 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
     row.push_back(first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none());
     t.add_row(row);
   }
+  if (!cublas_available()) t.add_row({"cuBLAS SGEMM", Cell::none(), cublas_missing()});
   char note[200];
   std::snprintf(note, sizeof note, "loads GB/s: the bytes the text's model says the stage loads from global memory "
                                    "(FLOPs / OP/B) per second; above this device's peak DRAM (%.0f GB/s)",
@@ -251,8 +254,10 @@ int run_program(const std::string& program, const std::string& summary, const st
     Problem problem(options);
     std::printf("%s\n\n", problem.describe().c_str());
 
-    const CublasSgemm cublas;
-    const std::vector<Contender> list_run = contenders(list, options.tile, cublas);
+    std::unique_ptr<const CublasSgemm> cublas;
+    if (cublas_available()) cublas = std::make_unique<const CublasSgemm>();
+    else std::printf("%-34s %s\n", "cuBLAS SGEMM", cublas_missing().c_str());
+    const std::vector<Contender> list_run = contenders(list, options.tile, cublas.get());
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
     std::vector<Measurement> runs;
     bool all_passed = true;

@@ -47,8 +47,9 @@ struct Contender {
   int tile;
   std::function<LaunchConfig(const MatmulArgs&)> launch;
 };
-/// Each stage of @p list at each TILE_WIDTH it has (or only @p tile_option, if set), then cuBLAS.
-std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm& cublas);
+/// Each stage of @p list at each TILE_WIDTH it has (or only @p tile_option, if set), then cuBLAS
+/// (null when this build has no cuBLAS).
+std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas);
 
 /// Inputs, reference and device buffers for one problem, made once and shared by every contender.
 class Problem {

@@ -1,19 +1,7 @@
-# cuDNN for the chapter-7 library baseline, if this machine has it. Defines the target
-# pmpp_ch07_cudnn: with cuDNN it carries the include directory, the library and PMPP_HAVE_CUDNN;
-# without, it is empty and the side-by-side program shows "cuDNN not available in this build".
-# Debian/Ubuntu packages put cudnn.h under /usr/include/x86_64-linux-gnu; NVIDIA's archives install
-# into the CUDA toolkit's directories.
-find_path(PMPP_CUDNN_INCLUDE_DIR cudnn.h
-  HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include/x86_64-linux-gnu /usr/local/cuda/include)
-find_library(PMPP_CUDNN_LIBRARY cudnn
-  HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib /usr/local/cuda/lib64)
-
-add_library(pmpp_ch07_cudnn INTERFACE)
-if(PMPP_CUDNN_INCLUDE_DIR AND PMPP_CUDNN_LIBRARY)
-  message(STATUS "ch07: cuDNN baseline enabled (${PMPP_CUDNN_LIBRARY})")
-  target_include_directories(pmpp_ch07_cudnn INTERFACE ${PMPP_CUDNN_INCLUDE_DIR})
-  target_link_libraries(pmpp_ch07_cudnn INTERFACE ${PMPP_CUDNN_LIBRARY})
-  target_compile_definitions(pmpp_ch07_cudnn INTERFACE PMPP_HAVE_CUDNN)
-else()
-  message(STATUS "ch07: cuDNN not found; the side-by-side program will say so in its table")
-endif()
+# cuDNN for the chapter-7 library baseline, if the active CUDA toolkit or the system has it (never
+# another toolkit's: see cmake/ToolkitLibrary.cmake). Defines the target pmpp_ch07_cudnn: with cuDNN it
+# carries the include directory, the library and PMPP_HAVE_CUDNN; without, it is empty and the
+# side-by-side program shows "cuDNN not available in this build". NVIDIA's archives install cuDNN into
+# the toolkit's folders, Debian/Ubuntu packages under /usr/include/<multiarch> and /usr/lib/<multiarch>.
+include(${PROJECT_SOURCE_DIR}/cmake/ToolkitLibrary.cmake)
+pmpp_add_toolkit_library(pmpp_ch07_cudnn NAME "ch07: cuDNN" HEADER cudnn.h LIBRARY cudnn DEFINE PMPP_HAVE_CUDNN)

@@ -139,7 +139,8 @@ struct CudnnConvolution::Impl {};
 bool cudnn_available() { return false; }
 
 std::string cudnn_description() {
-  return "cuDNN not available in this build (cudnn.h or libcudnn not found at configure time)";
+  return "cuDNN not available in this build (CMake found no cudnn.h and libcudnn of this CUDA toolkit, in its "
+         "folders or the system's)";
 }
 
 CudnnConvolution::CudnnConvolution(int, int, int) { throw std::runtime_error(cudnn_description()); }

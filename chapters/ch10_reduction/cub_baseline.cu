@@ -1,13 +1,13 @@
 // The library baseline: cub::DeviceReduce, with the same operators and identities as the stages.
 // DeviceReduce::Sum is the reference for the sum; max, min and product go through DeviceReduce::Reduce
-// with an explicit identity (DeviceReduce::Max would start from -FLT_MAX, not -infinity).
+// with the stages' own operator objects and identities (DeviceReduce::Max would start from -FLT_MAX,
+// not -infinity), which also works with every CCCL a supported toolkit ships (2.3 in CUDA 12.4 has no
+// cuda::maximum).
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cub/device/device_reduce.cuh>
-#include <cuda/functional>
-#include <cuda/std/functional>
 
+#include "ch10_reduction/operators.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 
@@ -16,20 +16,13 @@ namespace pmpp::ch10 {
 namespace {
 // One DeviceReduce call: with temp == nullptr it only sets temp_bytes (CUB's two-phase interface).
 void cub_call(void* temp, std::size_t& temp_bytes, const float* in, float* out, std::size_t n, Op op) {
-  switch (op) {
-    case Op::sum:
-      CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n));
-      return;
-    case Op::max:
-      CUDA_CHECK(cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, cuda::maximum<float>{}, -INFINITY));
-      return;
-    case Op::min:
-      CUDA_CHECK(cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, cuda::minimum<float>{}, INFINITY));
-      return;
-    case Op::product:
-      CUDA_CHECK(cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, cuda::std::multiplies<float>{}, 1.0f));
-      return;
+  if (op == Op::sum) {
+    CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, n));
+    return;
   }
+  with_operator(op, [&](auto reduce) {
+    CUDA_CHECK(cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, n, reduce, reduce.identity()));
+  });
 }
 }  // namespace
 

@@ -6,28 +6,25 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "pmpp/cuda_check.hpp"
+#include "pmpp/gpu_diagnosis.hpp"
 
 namespace pmpp {
 
-/// True when at least one CUDA device can be used. Any error from cudaGetDeviceCount counts as "no
-/// GPU": without a driver it returns cudaErrorInsufficientDriver (35), not a count of zero.
-/// @param[out] why  if not null, receives the reason when the answer is false.
+/// True when this build can run on the current GPU; false when the machine has no GPU (no driver, or
+/// no device), the one case that is a skip. A GPU this build cannot use (a driver older than the
+/// runtime, no code for its architecture) is an error, not a skip: this throws std::runtime_error
+/// with one line that names the fix (see gpu_diagnosis.hpp).
+/// @param[out] why  if not null, receives why there is no GPU when the answer is false.
 inline bool gpu_available(std::string* why = nullptr) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later calls do not report it again
-    if (why) *why = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-    return false;
-  }
-  if (count == 0) {
-    if (why) *why = "the driver reports zero CUDA devices";
-    return false;
-  }
-  return true;
+  const GpuDiagnosis diagnosis = diagnose_gpu(probe_gpu(), this_build());
+  if (diagnosis.verdict == GpuVerdict::ready) return true;
+  if (diagnosis.verdict != GpuVerdict::no_gpu) throw std::runtime_error(diagnosis.message);
+  if (why) *why = diagnosis.message;
+  return false;
 }
 
 /// What the programs print about the device and use to compute "% of peak".
@@ -44,18 +41,20 @@ struct DeviceInfo {
   int memory_clock_khz = 0;
   int bus_width_bits = 0;
   double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
+  std::string build;                    ///< what the build holds and what runs: "built for sm_90 + PTX 9.0, running its sm_90 code"
 
   std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
   /// Milliseconds to move @p bytes at peak DRAM bandwidth: the floor for traffic that must reach DRAM
   /// (0 when the peak is unknown).
   double ms_at_peak_dram(double bytes) const { return peak_dram_gbps > 0 ? bytes / (peak_dram_gbps * 1e6) : 0; }
-  /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s)"
+  /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s);
+  /// built for sm_90 + PTX 9.0, running its sm_90 code"
   std::string summary() const {
     char line[320];
     std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, %.0f KiB shared/block opt-in, peak DRAM %.0f GB/s)",
                   name.c_str(), compute_capability().c_str(), sm_count, l2_bytes / 1048576.0,
                   shared_per_block_optin / 1024.0, peak_dram_gbps);
-    return line;
+    return build.empty() ? std::string(line) : line + ("; " + build);
   }
 };
 
@@ -78,6 +77,12 @@ inline DeviceInfo query_device(int device = 0) {
   CUDA_CHECK(cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&info.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device));
   info.peak_dram_gbps = 2.0 * info.memory_clock_khz * 1e3 * (info.bus_width_bits / 8.0) / 1e9;
+  int current = 0;
+  CUDA_CHECK(cudaGetDevice(&current));
+  if (current == device) {  // the probe asks the current device which of the build's code it runs
+    const BuildArchitectures& built = this_build().architectures;
+    info.build = "built for " + describe(built) + ", " + running_text(probe_gpu(), built);
+  }
   return info;
 }
 

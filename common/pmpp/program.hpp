@@ -38,7 +38,10 @@ int guarded_main(const char* program, Body&& body) {
   }
 }
 
-/// True if a GPU can be used; otherwise prints the one-line explanation programs share.
+/// True if this build can run on the GPU. False on a machine without a GPU, after printing the
+/// one-line explanation programs share (the caller exits with kExitNoGpu). A GPU this build cannot use
+/// throws the one line that names the fix, which guarded_main prints to stderr with exit status
+/// kExitRuntimeError: a failure, never a skip (see gpu_diagnosis.hpp).
 inline bool gpu_or_explain(const char* program) {
   std::string why;
   if (gpu_available(&why)) return true;

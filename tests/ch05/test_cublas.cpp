@@ -13,6 +13,7 @@ using namespace pmpp::ch05;
 
 TEST_CASE("cuBLAS baseline computes the row-major product, non-square included", "[gpu][cublas]") {
   PMPP_REQUIRE_GPU();
+  if (!cublas_available()) SKIP(cublas_missing());
   const CublasSgemm cublas;
   const ch05_test::Launch launch = [&](const MatmulArgs& a) { return cublas.launch(a); };
   const int shapes[][3] = {{1, 1, 1}, {33, 65, 17}, {65, 17, 33}, {128, 96, 200}, {1, 300, 7}};
@@ -34,6 +35,7 @@ TEST_CASE("cuBLAS baseline computes the row-major product, non-square included",
 
 TEST_CASE("cuBLAS baseline does not round its inputs to TF32", "[gpu][cublas]") {
   PMPP_REQUIRE_GPU();
+  if (!cublas_available()) SKIP(cublas_missing());
   // A's first column holds 1 + j 2^-20 (j = 1..7), its other columns 0; B is all ones. Every C[i][j] is
   // exactly A[i][0] in fp32. TF32 keeps 10 mantissa bits and would return 1.
   const int M = 256, N = 256, K = 256;
