@@ -27,6 +27,8 @@ if(Python3_Interpreter_FOUND)
   endif()
 endif()
 
+include(${PROJECT_SOURCE_DIR}/cmake/ToolkitLibrary.cmake)  # pmpp_owning_toolkit
+get_filename_component(_nccl_toolkit "${CUDAToolkit_BIN_DIR}/.." REALPATH)
 unset(PMPP_NCCL_LIBRARY)
 foreach(candidate IN LISTS _nccl_candidates)
   string(REPLACE "|" ";" candidate "${candidate}")
@@ -35,7 +37,16 @@ foreach(candidate IN LISTS _nccl_candidates)
   if(EXISTS "${_nccl_include}/nccl.h")
     # The wheel ships libnccl.so.2 only, without the development link libnccl.so.
     find_library(_nccl_library NAMES nccl libnccl.so.2 PATHS "${_nccl_lib_dir}" NO_DEFAULT_PATH NO_CACHE)
-    if(_nccl_library)
+    # A copy that belongs to another CUDA toolkit (a system folder may link into one) would need that
+    # toolkit's runtime: pass it by.
+    set(_nccl_foreign "")
+    foreach(file IN ITEMS "${_nccl_include}/nccl.h" "${_nccl_library}")
+      pmpp_owning_toolkit(_nccl_owner "${file}")
+      if(_nccl_owner AND NOT _nccl_owner STREQUAL _nccl_toolkit)
+        set(_nccl_foreign "${_nccl_owner}")
+      endif()
+    endforeach()
+    if(_nccl_library AND NOT _nccl_foreign)
       set(PMPP_NCCL_LIBRARY "${_nccl_library}")
       set(PMPP_NCCL_INCLUDE_DIR "${_nccl_include}")
       break()
