@@ -13,7 +13,7 @@
 //              and the next slice is loaded into registers while the current one is being used
 //              (double-buffered shared memory, one barrier per slice).
 // Limitation:  the schedulers, not memory: at 4096^3 on an H100 Nsight Compute finds the FMA pipe busy
-//              64% of the time and issue slots used 76%, with DRAM at 4% of its peak. Each thread's
+//              63% of the time and issue slots used 75%, with DRAM at 4% of its peak. Each thread's
 //              8 x 8 results take 4 shared-memory reads per 64 multiply-adds, and the lanes of a warp
 //              read 16 different float4s of Bs, two wavefronts. Stage 04 arranges the threads by warp
 //              and doubles the results per thread.

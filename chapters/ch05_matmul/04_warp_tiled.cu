@@ -14,12 +14,15 @@
 //                (broadcasts): one shared-memory wavefront per read;
 //              - K slices of 16 instead of 8: half as many barriers per multiply-add;
 //              - the lane's A and B values for step k + 1 are read while step k's multiply-adds run.
-//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 03 MEASURE_03,
-//              this stage MEASURE_04, cuBLAS MEASURE_CUBLAS (no TF32).
-// Limitation:  what is left is instruction issue, and not the number of instructions: Nsight Compute
-//              counts as many warp instructions for this kernel as for cuBLAS's (2.43e9, 89% of them FMAs),
-//              but this kernel's schedulers issue in 78% of cycles and cuBLAS's in 90% (FMA pipe 70%
-//              against 80%). With two warps per scheduler every stall shows, and the stalls here
+//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 03 3.404 ms (78.3%
+//              of cuBLAS), this stage 3.061 ms (44.9 TFLOP/s, 87.1%), cuBLAS 2.665 ms (51.6 TFLOP/s,
+//              no TF32). Where N or K is not a multiple of 4 the scalar path is slower: 68% of cuBLAS at
+//              4093 x 4099 x 4097.
+// Limitation:  what is left is instruction issue, and not the number of instructions: by Nsight
+//              Compute's counters this kernel and cuBLAS's execute the same number of instructions (issue
+//              rate times time agree within 0.1%), 89% and 88% of them FMAs, but this kernel's
+//              schedulers issue in 79% of cycles and cuBLAS's in 90% (FMA pipe 70% against 80%; see
+//              profile/recorded/). With two warps per scheduler every stall shows, and the stalls here
 //              ("dispatch", "wait": register-bank and dependency hazards) are decided by the compiler's
 //              register allocation and instruction order, which cuBLAS's hand-scheduled code controls and
 //              CUDA C does not. Variants measured on the H100 and no faster: 128 x 128 tiles (8 x 8 and

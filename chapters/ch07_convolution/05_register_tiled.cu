@@ -26,13 +26,13 @@
 //              rows are then added FILTER_ROWS at a time in a loop (add_filter_rows), the filter values
 //              read from the constant bank into registers. Measured on an H100 at 8192 x 8192, the
 //              radius sweep (ch07_convolution --sweep) went from 59% of the higher floor to 84% at r = 8.
-// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 85-87% of the compulsory-traffic
+// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 86-88% of the compulsory-traffic
 //              floor. Larger ones are bound by instruction issue, below the FP32 floor of (2r+1)^2 FMAs
-//              per pixel: at r = 4 Nsight Compute finds issue slots 90% used but only 81% of the
-//              instructions FMAs (the rest: the tile's loads and stores, shared-memory reads, filter
-//              values, loop control), so the FMA pipe runs at 73% of its peak. For comparison,
-//              cuBLAS's FP32 matrix product keeps it at 80%. A general 2D filter has no cheaper
-//              arithmetic; a separable one would (two 1D passes).
+//              per pixel (72% of it at r = 4, 84% at r = 8): at r = 4 Nsight Compute finds issue slots
+//              88% used but only 86% of the instructions FMAs (the rest: the tile's loads and stores,
+//              shared-memory reads, loop control), so the FMA pipe runs at 76% of its peak; at r = 8,
+//              96% and 89%, 86%. cuBLAS's FP32 matrix product keeps the same pipe at 80%. A general 2D
+//              filter has no cheaper arithmetic; a separable one would (two 1D passes).
 // Preconditions: width, height >= 1; 1 <= radius <= MAX_FILTER_RADIUS; the filter uploaded with
 //              convolution_2D_register_tiled_upload_filter before the launch. Rows must start on
 //              16-byte boundaries (width % 4 == 0, in and out 16-byte aligned) for the float4 path;

@@ -17,17 +17,18 @@
 //                last block combines them in a fixed order, so the result is also the same bit for
 //                bit from run to run. One launch in all, which matters most for mid-sized inputs.
 // Limitation:  every launch pays a fixed cost before it reads a byte. Measured on an H100 (L2 evicted
-//              by reading before each run): an empty kernel takes 0.0031 ms, and one read of 2^24
+//              by reading before each run): an empty kernel takes 0.0032 ms, and one read of 2^24
 //              floats at peak DRAM 0.0200 ms, so no one-launch sum of 2^24 floats can take less than
-//              0.0232 ms (1.24x cub::DeviceReduce::Sum's 0.0287 ms). This stage takes 0.0273 ms
-//              (1.05x CUB). Of the 4.1 us it loses to the limit, about 1.8 us is the last block's
+//              0.0232 ms (1.23x cub::DeviceReduce::Sum's 0.0286 ms). This stage takes 0.0270 ms
+//              (1.06x CUB). Of the 3.8 us it loses to the limit, about 1.8 us is the last block's
 //              combine (a fence, an atomic and a read of the block results, one after the other: a
 //              kernel without it took 0.0250 ms), and the rest is DRAM itself, which delivers 94% of
 //              its peak even to a long stream, after a ramp-up of a microsecond or so. At 2^28 the
-//              fixed cost is 1% of the time, and DRAM is the limit: Nsight Compute finds it busy 93% of
-//              the time for this kernel and for CUB's alike (0.345 against 0.349 ms, 1.01x CUB).
-//              Beating CUB by 4% there would take DRAM at 95-96% of its theoretical peak, more than
-//              any of these kernels got from it.
+//              fixed cost is 1% of the time, and DRAM is the limit: 0.3383 against CUB's 0.3407 ms
+//              (1.01x), 94.7% of the theoretical peak, and Nsight Compute finds DRAM busy 94.5% of the
+//              time under this kernel and 95.0% under CUB's. Beating CUB by 4% there would take 98%
+//              of the theoretical peak; the limit row (an empty kernel plus one read at peak) itself is
+//              only 1.05x CUB.
 //              Variants measured on the H100, none faster at 2^24 or at 2^28 (all within 0.5% at 2^28
 //              but the chunked ones, 3-6% slower): 256- and 512-thread blocks, 2 or 8 loads in flight,
 //              one contiguous chunk per block, chunks handed out by an atomic counter, evict-first,

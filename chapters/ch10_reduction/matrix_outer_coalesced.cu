@@ -18,7 +18,7 @@
 //              64-bit index arithmetic took 80 registers a thread, so an SM held 3 blocks (35% of its
 //              warps, sm__warps_active), and every warp waited on memory (long_scoreboard 98 warps per
 //              issue): DRAM busy 28% of the time. Capped at 32 registers by its launch bounds (a full SM,
-//              95% of warps active) the same code takes 0.091 ms, DRAM busy 88%: faster than outer.
+//              93% of warps active) the same code takes 0.089 ms, DRAM busy 90%: faster than outer.
 //              Access order does matter once too few loads are in flight: at the same 35% occupancy a
 //              warp-sized comb (each warp sweeping one contiguous 2 KB run) took 0.126 ms, not 0.283.
 //              What is left is the later passes: 1024 threads for the second, each adding 256 floats

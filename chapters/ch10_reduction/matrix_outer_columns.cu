@@ -14,10 +14,12 @@
 //              spatial patches. And where the host-driven strategies launch pass after pass, the later
 //              ones far too small to fill the GPU, this one is a single launch whose grid is sized to
 //              the GPU, not to the matrix: coarsening stops where the GPU is full.
-// Limitation:  measured on an H100 (L2 evicted, medians): MEASURE_COLUMNS. Against the 90% of
-//              peak DRAM we aimed for: even a one-launch reduction of the same bytes as a flat array
-//              (stage 06's kernel) reaches only about 88% at 8192^2, where an empty kernel (3 us) and
-//              the last block's combine (about 2 us) are 6% of the time, and CUB 86%. Odd widths cost
+// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0931 ms for 8192^2 (86% of peak
+//              DRAM, 3.5x inner) and 0.1379 ms for 8191 x 12289 (87%), short of the 90% we aimed for.
+//              A one-launch reduction of the same bytes as a flat array (stage 06's kernel) reached about
+//              88% at 8192^2 and CUB 86%: an empty kernel (3 us) and the last block's combine (about
+//              2 us) are 6% of the time, and outer_coalesced's first pass alone, which leaves the combine
+//              to later launches, reads at 90%. Odd widths cost
 //              more: rows that do not start on 16-byte boundaries are read one float at a time, four
 //              times the load instructions, and Nsight Compute shows warps waiting for the load/store
 //              queue (lg_throttle).
