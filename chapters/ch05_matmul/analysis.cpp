@@ -96,4 +96,25 @@ std::vector<WarpAccess> register_tiled_warp_accesses(int, int N, int K) {
   };
 }
 
+std::vector<WarpAccess> warp_tiled_warp_accesses(int, int N, int K) {
+  using WT = WarpTiling;
+  const int lanes_n = 32 / WT::LANES_M;
+  // Lane l copies A row l, k 0..3 (a k-quad of 32 rows); B row 0, columns 4l..4l+3. Lane l of warp 0
+  // stores rows (l / lanes_n) * 4 + i, columns (l % lanes_n) * 4 + j * 4 * lanes_n.
+  auto a_first = [&](int l) { return std::int64_t{l} * K; };
+  auto b_first = [&](int l) { return std::int64_t{l} * 4; };
+  auto c_first = [&](int l) { return std::int64_t{l / lanes_n} * 4 * N + (l % lanes_n) * 4; };
+  if (N % 4 == 0 && K % 4 == 0)
+    return {
+        warp_access("A load", "float4 A[(row0 + lane)*K + k0 + 4q]", 16, a_first),
+        warp_access("B load", "float4 B[(k0 + kb)*N + col0 + 4 lane]", 16, b_first),
+        warp_access("C store", "float4 C[row*N + col]", 16, c_first),
+    };
+  return {
+      warp_access("A load", "A[(row0 + lane)*K + k0 + 4q + j], j = 0..3 (scalar: N or K % 4 != 0)", 4, a_first),
+      warp_access("B load", "B[(k0 + kb)*N + col0 + 4 lane + j], j = 0..3 (scalar)", 4, b_first),
+      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+  };
+}
+
 }  // namespace pmpp::ch05

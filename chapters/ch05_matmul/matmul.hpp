@@ -48,6 +48,21 @@ struct RegisterTiling {
   static constexpr int THREADS = (TILE_M / THREAD_M) * (TILE_N / THREAD_N);
 };
 
+/// Stage 04's shape (beyond the text): a block of THREADS threads computes a TILE_M x TILE_N tile of C,
+/// stepping through K in slices of TILE_K; each warp owns a WARP_M x WARP_N part of the tile, its
+/// lanes arranged LANES_M down by 32 / LANES_M across, each lane holding blocks of 4 x 4 results.
+/// Chosen by measurement (see 04_warp_tiled.cu).
+struct WarpTiling {
+  static constexpr int TILE_M = 128;
+  static constexpr int TILE_N = 256;
+  static constexpr int TILE_K = 16;
+  static constexpr int WARP_M = 64;
+  static constexpr int WARP_N = 64;
+  static constexpr int LANES_M = 4;
+  static constexpr int MIN_BLOCKS = 1;  ///< blocks per SM the registers must allow (__launch_bounds__)
+  static constexpr int THREADS = 32 * (TILE_M / WARP_M) * (TILE_N / WARP_N);
+};
+
 using pmpp::Dim3;
 using pmpp::LaunchConfig;
 
@@ -65,6 +80,9 @@ struct MatmulArgs {
 /// Throw std::invalid_argument, naming @p launcher, unless 1 <= M, N, K <= MAX_DIM and the pointers
 /// are set. Every launcher calls it before it launches anything.
 void require_valid(const MatmulArgs& args, const char* launcher);
+/// True when every row of A, B and C starts on a 16-byte boundary (N % 4 == 0, K % 4 == 0, and the
+/// three pointers 16-byte aligned): the register-tiled stages then move float4s.
+bool float4_operands(const MatmulArgs& args);
 
 /// How one warp's 32 lanes touch global memory in one access of a kernel (section 6.1's question).
 struct WarpAccess {
@@ -121,8 +139,12 @@ LaunchConfig matmul_naive(const MatmulArgs& args);
 LaunchConfig matmul_tiled(const MatmulArgs& args);
 /// Beyond the text (03_register_tiled.cu): 2D thread coarsening, RegisterTiling's shape, float4
 /// global loads where N % 4 == K % 4 == 0 and the operands are 16-byte aligned.
-/// @pre require_valid(args). @see matmul_tiled (previous), CublasSgemm (the baseline)
+/// @pre require_valid(args). @see matmul_tiled (previous), matmul_warp_tiled (next)
 LaunchConfig matmul_register_tiled(const MatmulArgs& args);
+/// Beyond the text (04_warp_tiled.cu): stage 03 reorganized around warps, WarpTiling's shape, float4
+/// global loads under the same conditions as stage 03.
+/// @pre require_valid(args). @see matmul_register_tiled (previous), CublasSgemm (the baseline)
+LaunchConfig matmul_warp_tiled(const MatmulArgs& args);
 
 // ---- Library baseline (cublas_sgemm.cpp) ------------------------------------------------------
 
@@ -203,5 +225,7 @@ std::vector<WarpAccess> naive_warp_accesses(int tile, int N, int K);
 std::vector<WarpAccess> tiled_warp_accesses(int tile, int N, int K);
 /// Stage 03's warp: float4 loads of the A and B slices, float4 stores of C.
 std::vector<WarpAccess> register_tiled_warp_accesses(int tile, int N, int K);
+/// Stage 04's warp: a k-quad of 32 A rows, consecutive float4s of a B row, float4 stores of C.
+std::vector<WarpAccess> warp_tiled_warp_accesses(int tile, int N, int K);
 
 }  // namespace pmpp::ch05

@@ -1,4 +1,5 @@
 // The chapter's stage table: drivers and tests iterate over it, so adding a stage is one row here.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -17,6 +18,11 @@ void require_valid(const MatmulArgs& a, const char* launcher) {
     throw std::invalid_argument(std::string(launcher) + ": A, B and C must be device pointers, got a null one");
 }
 
+bool float4_operands(const MatmulArgs& a) {
+  const auto aligned16 = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
+  return a.N % 4 == 0 && a.K % 4 == 0 && aligned16(a.A) && aligned16(a.B) && aligned16(a.C);
+}
+
 namespace {
 const std::vector<Stage> kStages = {
     {"01_naive", "one thread per element of C", "PMPP sec. 3.4, Fig 3.11", {}, matmul_naive,
@@ -32,6 +38,11 @@ const std::vector<Stage> kStages = {
      [](int) { return register_tiled_op_per_byte(RegisterTiling::TILE_M, RegisterTiling::TILE_N); },
      register_tiled_warp_accesses,
      "global traffic is now small; shared-memory reads and FFMA issue bound the kernel"},
+    {"04_warp_tiled", "128x256 tiles in warp tiles of 64x64, 16x8 outputs per lane, K slices of 16",
+     "beyond PMPP: stage 03 organized around warps", {}, matmul_warp_tiled,
+     [](int) { return register_tiled_op_per_byte(WarpTiling::TILE_M, WarpTiling::TILE_N); },
+     warp_tiled_warp_accesses,
+     "as stage 03: DRAM and L2 traffic are small next to the arithmetic; FFMA issue bounds the kernel"},
 };
 }  // namespace
 

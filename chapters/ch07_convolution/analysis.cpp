@@ -32,8 +32,9 @@ double cached_halo_op_per_byte(int radius) { return tiled_op_per_byte_bound(radi
 
 double register_tiled_op_per_byte(int radius) {
   const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
-  const double outputs = static_cast<double>(REGISTER_TILED_OUT_W) * REGISTER_TILED_OUT_H;
-  const double loaded = (REGISTER_TILED_OUT_W + 2.0 * register_tiled_pad(radius)) * (REGISTER_TILED_OUT_H + 2.0 * radius);
+  const RegisterTiling t = register_tiling(radius);
+  const double outputs = static_cast<double>(t.out_w()) * t.out_h();
+  const double loaded = (t.out_w() + 2.0 * register_tiled_pad(radius)) * (t.out_h() + 2.0 * radius);
   return outputs * taps * 2.0 / (loaded * 4.0);
 }
 

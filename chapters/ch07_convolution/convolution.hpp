@@ -93,9 +93,9 @@ LaunchConfig convolution_cached_tiled_2D_const_mem(const Conv2dArgs& args);
 
 /// Beyond the text (05_register_tiled.cu): the filter upload for that stage.
 void convolution_2D_register_tiled_upload_filter(const float* host_filter, int radius);
-/// Beyond the text: each thread computes a 4-wide, REGISTER_TILED_COARSE_Y-tall patch of outputs from a
+/// Beyond the text: each thread computes a 4-wide patch of outputs, several rows tall, from a
 /// shared-memory tile loaded with 16-byte loads (scalar loads when rows are not 16-byte aligned);
-/// each block walks down REGISTER_TILED_TILES_PER_BLOCK tiles, loading the next while computing one.
+/// each block walks down several tiles, loading the next while computing one (register_tiling()).
 LaunchConfig convolution_2D_register_tiled(const Conv2dArgs& args);
 
 // ---- Tile geometry of the tiled stages --------------------------------------------------------
@@ -109,22 +109,29 @@ std::vector<int> tiled_in_tile_dims();
 /// launcher into std::invalid_argument.
 std::string tiled_tile_error(int in_tile_dim, int radius, int height);
 
-// Stage 05's tiling was measured, not guessed: of nine tilings timed at 8192 x 8192 on an H200 (4 or 8
-// outputs per thread down a column, 128 or 256 threads, 2 to 16 tiles per block), 16 x 8 threads of
-// 4 x 4 outputs and 4 tiles per block was the fastest over radii 1 to 4. More outputs per thread
-// saves shared-memory loads but costs registers, hence resident warps, which hide the DRAM latency.
-
-/// Stage 05: outputs per thread along a row (one float4) and down a column.
+/// Stage 05: outputs per thread along a row (one float4).
 inline constexpr int REGISTER_TILED_COARSE_X = 4;
-inline constexpr int REGISTER_TILED_COARSE_Y = 4;
-/// Stage 05: threads per block along x and y.
-inline constexpr int REGISTER_TILED_BLOCK_X = 16;
-inline constexpr int REGISTER_TILED_BLOCK_Y = 8;
-/// Stage 05's output tile: what a block computes at a time.
-inline constexpr int REGISTER_TILED_OUT_W = REGISTER_TILED_BLOCK_X * REGISTER_TILED_COARSE_X;
-inline constexpr int REGISTER_TILED_OUT_H = REGISTER_TILED_BLOCK_Y * REGISTER_TILED_COARSE_Y;
-/// Stage 05: output tiles a block computes one below the other, prefetching each next one.
-inline constexpr int REGISTER_TILED_TILES_PER_BLOCK = 4;
+
+/// Stage 05's tiling for one filter radius: block_x x block_y threads, each computing a 4-wide,
+/// coarse_y-tall patch of outputs, so a block computes an out_w() x out_h() output tile at a time;
+/// it walks down tiles_per_block such tiles, prefetching each next one. Each thread adds the filter's
+/// rows filter_rows at a time (2r+1: all in one unrolled block of code).
+struct RegisterTiling {
+  int block_x, block_y, coarse_y, tiles_per_block, filter_rows;
+  constexpr int out_w() const { return block_x * REGISTER_TILED_COARSE_X; }
+  constexpr int out_h() const { return block_y * coarse_y; }
+};
+
+/// The tiling stage 05 uses for @p radius: the fastest of ten measured at 8192 x 8192 on an H100 (see
+/// 05_register_tiled.cu). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block; from
+/// r = 6 on that block would not fit the instruction cache, so it adds 4 or 2 rows at a time.
+constexpr RegisterTiling register_tiling(int radius) {
+  return radius <= 3   ? RegisterTiling{16, 8, 4, 2, filter_dim(radius)}
+         : radius <= 5 ? RegisterTiling{16, 8, 4, 4, filter_dim(radius)}
+         : radius == 6 ? RegisterTiling{16, 8, 4, 2, 4}
+                       : RegisterTiling{16, 8, 8, 1, 2};
+}
+
 /// Stage 05 loads r columns of halo rounded up to whole float4s, so every tile row starts 16-byte aligned.
 constexpr int register_tiled_pad(int radius) { return (radius + 3) / 4 * 4; }
 

@@ -274,13 +274,17 @@ std::vector<std::string> explain_tiled_vs_basic(const std::vector<Measurement>& 
   if (const Measurement* m = passed("05_register_tiled")) {
     const double t = m->timing.median_ms, s = t01 / t;
     const bool fma_bound = f.fma_ms > f.dram_ms;
+    const RegisterTiling tiling = register_tiling(r);
+    // A pixel read into registers meets every output column of the thread (4) in every output row that
+    // one of the filter rows added together reaches.
+    const int uses = 4 * std::min(tiling.coarse_y, tiling.filter_rows);
     lines.push_back(format("- 05_register_tiled: %.2fx 01_basic, %.0f%% of the DRAM floor. Its other floor, %d FMAs "
                            "per pixel at the FP32 peak, is %.4f ms: %s. A pixel read from shared memory feeds up to "
                            "%d FMAs in registers, so instructions per output, not bytes, is what it cut.",
                            s, 100.0 * f.dram_ms / t, taps, f.fma_ms,
                            fma_bound ? "above the DRAM floor, so this filter is bound by arithmetic"
                                      : "below the DRAM floor, so this filter is bound by DRAM",
-                           4 * filter_dim(r)));
+                           uses));
   }
   lines.push_back("The text's OP/B counts global-memory requests; on a GPU whose caches turn the re-reads into L1/L2 "
                   "hits, DRAM traffic is near 8 B/pixel for every stage and the instructions per output decide.");
@@ -313,6 +317,53 @@ Table fig_7_14_table() {
   }
   t.add_note("OP/B of the tiled kernel (Fig 7.12) = (T-2r)^2 (2r+1)^2 * 2 / (T^2 * 4) for a T x T input tile;");
   t.add_note("a block cannot exceed 1024 threads, so T <= 32 with one thread per input pixel (the text's 9.57 and 22.78).");
+  return t;
+}
+
+// ---- The radius sweep ------------------------------------------------------------------------------
+
+std::vector<SweepRow> sweep_radii(const Options& o, const DeviceInfo& device, KernelTimer& timer) {
+  std::vector<SweepRow> rows;
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    Options at_r = o;
+    at_r.radius = r;
+    SweepRow row{r, floors(at_r, device), {}};
+    Problem problem(at_r);  // its own image, filter and reference for each radius
+    for (const Stage& stage : stages())
+      if (std::string(stage.figure) == "beyond the text" && r <= stage.max_radius)
+        row.runs.push_back(measure(problem, stage, timer));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
+  std::vector<std::string> columns{"radius", "filter", "DRAM floor ms", "FP32 floor ms", "bound by"};
+  if (!rows.empty())
+    for (const Measurement& m : rows.front().runs) columns.push_back(m.name + " ms");
+  columns.insert(columns.end(), {"best", "% of floor"});
+  Table t(columns);
+  for (const SweepRow& row : rows) {
+    const int d = filter_dim(row.radius);
+    const double floor_ms = std::max(row.floors.dram_ms, row.floors.fma_ms);
+    std::vector<Cell> cells{std::to_string(row.radius), std::to_string(d) + "x" + std::to_string(d),
+                            Cell::num(row.floors.dram_ms, 4), Cell::num(row.floors.fma_ms, 4),
+                            row.floors.fma_ms > row.floors.dram_ms ? "FP32" : "DRAM"};
+    const Measurement* best = nullptr;
+    for (const Measurement& m : row.runs) {
+      cells.push_back(m.passed ? Cell::num(m.timing.median_ms, 4) : Cell{m.status});
+      if (m.passed && (best == nullptr || m.timing.median_ms < best->timing.median_ms)) best = &m;
+    }
+    if (best != nullptr)
+      cells.insert(cells.end(), {best->name, Cell::num(100.0 * floor_ms / best->timing.median_ms, 1)});
+    else
+      cells.insert(cells.end(), {Cell::none(), Cell::none()});
+    t.add_row(cells);
+  }
+  t.add_note(format("DRAM floor: 8 B/pixel at %.0f GB/s; FP32 floor: (2r+1)^2 FMAs/pixel at %.1f TFLOP/s (%d SMs at the "
+                    "peak clock).",
+                    device.peak_dram_gbps, rows.empty() ? 0.0 : rows.front().floors.fp32_tflops, device.sm_count));
+  t.add_note("'% of floor' = the higher floor / the best stage's time: 100 would be the hardware's limit.");
   return t;
 }
 

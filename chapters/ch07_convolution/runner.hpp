@@ -105,4 +105,17 @@ Table intensity_table(const std::vector<const Stage*>& stages, const Options& op
 /// The text's Fig 7.14 (OP/B of the tiled kernel against tile size), computed.
 Table fig_7_14_table();
 
+/// One radius of the sweep: the stages beyond the text, each checked and timed on the same problem.
+struct SweepRow {
+  int radius = 0;
+  Floors floors;
+  std::vector<Measurement> runs;  ///< one per stage beyond the text, in the table's order
+};
+/// Every radius 1..MAX_FILTER_RADIUS at the options' size: checks and times each stage beyond the
+/// text (printing one line per check as it goes).
+std::vector<SweepRow> sweep_radii(const Options& options, const DeviceInfo& device, KernelTimer& timer);
+/// The sweep as a table: one row per radius, the two floors, each stage's time, the best stage and
+/// its time as a share of the higher floor.
+Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device);
+
 }  // namespace pmpp::ch07

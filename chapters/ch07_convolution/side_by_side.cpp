@@ -47,17 +47,42 @@ Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
   return m;
 }
 
+/// --sweep: one row per radius.
+int run_sweep(const char* program, const Options& options, int argc, char** argv) {
+  std::printf("%s --sweep: the stages beyond the text at every radius, against the two floors\n\n", program);
+  if (!gpu_or_explain(program)) return int{kExitNoGpu};
+  const DeviceInfo device = query_device();
+  std::printf("device:  %s\nproblem: %d x %d floats, radius 1..%d\n\n", device.summary().c_str(), options.width,
+              options.height, MAX_FILTER_RADIUS);
+  KernelTimer timer(TimingOptions{3, options.repetitions, true});
+  const std::vector<SweepRow> rows = sweep_radii(options, device, timer);
+  bool all_passed = true;
+  for (const SweepRow& row : rows)
+    for (const Measurement& m : row.runs) all_passed = all_passed && m.passed;
+  std::printf("\n");
+  const Table table = sweep_table(rows, device);
+  table.print(std::cout);
+  if (!options.json.empty())
+    write_run_json(options.json, program, device.name, command_line(argc, argv), {{"sweep", &table}});
+  return int{all_passed ? kExitPass : kExitCheckFailed};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* program = "ch07_convolution";
   return guarded_main(program, [&] {
     Options options;
+    bool sweep = false;
     Cli cli(program, "Chapter 7, convolution: the text's analysis (Fig 7.14), then every stage and the cuDNN "
                      "baseline on one problem, checked against the CPU reference and timed side by side.");
     add_options(cli, options);
+    cli.flag("--sweep", sweep,
+             "instead: every radius 1..8 at this size, the stages beyond the text against the DRAM and FP32 floors, "
+             "one row per radius (--radius is ignored)");
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
+    if (sweep && !options.analysis_only) return run_sweep(program, options, argc, argv);
 
     std::vector<const Stage*> all;
     for (const Stage& s : stages()) all.push_back(&s);

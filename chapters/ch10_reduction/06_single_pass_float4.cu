@@ -17,18 +17,23 @@
 //                last block combines them in a fixed order, so the result is also the same bit for
 //                bit from run to run. One launch in all, which matters most for mid-sized inputs.
 // Limitation:  every launch pays a fixed cost before it reads a byte. Measured on an H100 (L2 evicted
-//              by reading before each run): an empty kernel takes 0.0031 ms, and one read of 2^24
+//              by reading before each run): an empty kernel takes 0.0032 ms, and one read of 2^24
 //              floats at peak DRAM 0.0200 ms, so no one-launch sum of 2^24 floats can take less than
-//              0.0232 ms (1.24x cub::DeviceReduce::Sum's 0.0287 ms). This stage takes 0.0273 ms
-//              (1.05x CUB). Of the 4.1 us it loses to the limit, about 1.8 us is the last block's
+//              0.0232 ms (1.23x cub::DeviceReduce::Sum's 0.0286 ms). This stage takes 0.0270 ms
+//              (1.06x CUB). Of the 3.8 us it loses to the limit, about 1.8 us is the last block's
 //              combine (a fence, an atomic and a read of the block results, one after the other: a
 //              kernel without it took 0.0250 ms), and the rest is DRAM itself, which delivers 94% of
 //              its peak even to a long stream, after a ramp-up of a microsecond or so. At 2^28 the
-//              fixed cost is 1% of the time: 0.345 against 0.349 ms (1.01x CUB), 93% of peak DRAM.
-//              Variants measured on the H100, none faster at 2^24: 256- and 512-thread blocks, 2 or 8
-//              loads in flight, one contiguous chunk per block, chunks handed out by an atomic
-//              counter, evict-first and L2-prefetching loads, acquire-release atomics instead of
-//              fences, two waves.
+//              fixed cost is 1% of the time, and DRAM is the limit: 0.3383 against CUB's 0.3407 ms
+//              (1.01x), 94.7% of the theoretical peak, and Nsight Compute finds DRAM busy 94.5% of the
+//              time under this kernel and 95.0% under CUB's. Beating CUB by 4% there would take 98%
+//              of the theoretical peak; the limit row (an empty kernel plus one read at peak) itself is
+//              only 1.05x CUB.
+//              Variants measured on the H100, none faster at 2^24 or at 2^28 (all within 0.5% at 2^28
+//              but the chunked ones, 3-6% slower): 256- and 512-thread blocks, 2 or 8 loads in flight,
+//              one contiguous chunk per block, chunks handed out by an atomic counter, evict-first,
+//              streaming, no-L1-allocate and 256-byte L2-prefetching loads, acquire-release atomics
+//              instead of fences, two waves.
 // Preconditions: any n and any float alignment of input (up to 3 leading and 3 trailing elements
 //              are read one by one); scratch of single_pass_scratch_bytes(), zeroed once.
 // =================================================================================================
@@ -38,6 +43,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "ch10_reduction/block_combine.cuh"
 #include "ch10_reduction/operators.cuh"
 #include "ch10_reduction/probe.cuh"
 #include "ch10_reduction/reduction.hpp"
@@ -49,38 +55,11 @@ namespace pmpp::ch10 {
 
 // ---- Constants ----------------------------------------------------------------------------------
 
-constexpr unsigned int WARPS = SINGLE_PASS_BLOCK_DIM / 32;
-static_assert(SINGLE_PASS_BLOCK_DIM % 32 == 0 && WARPS <= 32 && (WARPS & (WARPS - 1)) == 0,
-              "the second shuffle round combines one value per warp within one warp");
 // Fill every SM with resident blocks: ask the compiler for few enough registers that as many threads
 // fit as the architecture being compiled holds (2048 on an A100 or H100: at most 32 registers each).
 constexpr unsigned int MIN_BLOCKS_PER_SM = min_blocks_to_fill_sm(SINGLE_PASS_BLOCK_DIM);
 
 // ---- Kernel -------------------------------------------------------------------------------------
-
-//! [block_reduce]
-// Combine one value per thread into thread 0: shuffles within each warp, then warp 0 combines the
-// warps' results the same way.
-template <class Operator, class Probe>
-__device__ float block_reduce(Operator op, float value, Probe& probe) {
-  __shared__ float warp_results[WARPS];
-  const unsigned int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (unsigned int offset = 16; offset > 0; offset /= 2) {
-    probe.combine(lane < offset, lane, lane + offset);  // lanes >= offset compute values nobody reads
-    value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-  }
-  if (lane == 0) warp_results[warp] = value;
-  __syncthreads();  // warp 0 reads every warp's result
-  if (warp == 0) {
-    value = lane < WARPS ? warp_results[lane] : Operator::identity();
-    for (unsigned int offset = WARPS / 2; offset > 0; offset /= 2) {
-      probe.combine(lane < offset, lane, lane + offset);
-      value = op(value, __shfl_down_sync(0xffffffffu, value, offset));
-    }
-  }
-  return value;
-}
-//! [block_reduce]
 
 //! [kernel]
 template <class Operator, class Probe>
@@ -130,7 +109,7 @@ __global__ void __launch_bounds__(SINGLE_PASS_BLOCK_DIM, MIN_BLOCKS_PER_SM)
     }
   }
 
-  value = block_reduce(op, value, probe);
+  value = block_reduce<SINGLE_PASS_BLOCK_DIM>(op, value, probe);
 
   // A one-block grid (a short input) already holds the answer: no scratch, no counter, no second round.
   if (gridDim.x == 1) {
@@ -139,34 +118,7 @@ __global__ void __launch_bounds__(SINGLE_PASS_BLOCK_DIM, MIN_BLOCKS_PER_SM)
     return;
   }
 
-  // Publish this block's result, then count the block as done. The fence orders the two: whoever
-  // sees the count also sees the result.
-  __shared__ bool is_last;
-  probe.global_access(threadIdx.x == 0, block_results + blockIdx.x, blocks_done);
-  if (threadIdx.x == 0) {
-    block_results[blockIdx.x] = value;
-    __threadfence();
-    is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();  // is_last is read by the whole block
-  if (!is_last) return;
-
-  // The last block: every other block has counted itself done, so every result is in memory.
-  // __ldcg reads them from L2, the level all SMs share, never from this SM's L1.
-  __threadfence();
-  value = Operator::identity();
-  for (unsigned int first = 0; first < gridDim.x; first += blockDim.x) {
-    const unsigned int b = first + threadIdx.x;
-    probe.combine(b < gridDim.x, 0, b);
-    probe.global_access(b < gridDim.x, block_results + b);
-    if (b < gridDim.x) value = op(value, __ldcg(block_results + b));
-  }
-  value = block_reduce(op, value, probe);
-  probe.global_access(threadIdx.x == 0, output, blocks_done);
-  if (threadIdx.x == 0) {
-    *output = value;
-    *blocks_done = 0;  // every block has counted: the counter is free for the next launch
-  }
+  combine_block_results<SINGLE_PASS_BLOCK_DIM>(op, value, output, block_results, blocks_done, probe);
 }
 //! [kernel]
 
@@ -182,7 +134,7 @@ LaunchConfig single_pass_plan(std::size_t n, const GpuShape& gpu) {
   const std::size_t float4s = ceil_div<std::size_t>(n, 4);
   const std::size_t wanted = ceil_div<std::size_t>(float4s, SINGLE_PASS_BLOCK_DIM * SINGLE_PASS_UNROLL);
   c.grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(wanted, resident)));
-  c.shared_bytes = sizeof(float) * WARPS + sizeof(bool);
+  c.shared_bytes = sizeof(float) * (SINGLE_PASS_BLOCK_DIM / 32) + sizeof(bool);
   c.launches = 1;
   // Per thread: head and tail, then one add per float4 (after two inside it); then 5 + log2(WARPS)
   // shuffle levels per block; the last block: its strided loop over the results, and the shuffles again.

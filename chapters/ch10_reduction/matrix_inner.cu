@@ -48,7 +48,7 @@ __global__ void reductionInner(const float* src, std::size_t rows, std::size_t c
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
-PassLaunch reduction_inner_pass(const float* in, MatrixShape shape, float* out) {
+PassLaunch reduction_inner_pass(const float* in, MatrixShape shape, float* out, void* /*scratch*/) {
   const MatrixShape next = pass_output(shape);
   // One thread per element, one block per patch: the grid is the next pass's matrix.
   const dim3 block(INNER_DIM, INNER_DIM);

@@ -47,7 +47,7 @@ __global__ void reductionOuter(const float* src, std::size_t rows, std::size_t c
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
-PassLaunch reduction_outer_pass(const float* in, MatrixShape shape, float* out) {
+PassLaunch reduction_outer_pass(const float* in, MatrixShape shape, float* out, void* /*scratch*/) {
   const MatrixShape next = pass_output(shape);
   // One thread per output value (per patch); blocks of 32 x 8 threads tile the next pass's matrix.
   const dim3 block(OUTER_BLOCK_X, OUTER_BLOCK_Y);

@@ -10,18 +10,25 @@
 //              COARSE_FACTOR neighbours. The sum does not care which elements a thread adds (the
 //              operator is associative and commutative, section 10.2); the memory system does.
 // Limitation:  a thread's outputs are no longer sums of spatial patches (fine for a total, useless
-//              for, say, a downsampled image). And coalescing each load is not the whole story: a
-//              warp's 16 loads of a row land 2 KB apart, so each 2 KB run of the row is read by 16
-//              different warps at different times, where matrix_outer.cu's warp sweeps it alone. On an
-//              H200 (8192^2, 16x16 patches) this version's first pass took about twice as long as
-//              matrix_outer.cu's; we have not profiled why (DRAM page locality is the suspect). A
-//              warp-sized comb (columns j * 32 + lane within a 512-column strip per warp) would keep
-//              both properties.
+//              for, say, a downsampled image). And coalescing is not the whole story. Without launch
+//              bounds this kernel's first pass (8192^2 on an H100) took 0.283 ms, twice outer's 0.141 ms,
+//              and the suspect was DRAM page locality: a warp's 16 loads of a row land 2 KB apart. Nsight
+//              Compute says otherwise. Both kernels read the same 268 MB from DRAM with about the same
+//              number of load instructions; what differed was how many were in flight. The unrolled
+//              64-bit index arithmetic took 80 registers a thread, so an SM held 3 blocks (35% of its
+//              warps, sm__warps_active), and every warp waited on memory (long_scoreboard 98 warps per
+//              issue): DRAM busy 28% of the time. Capped at 32 registers by its launch bounds (a full SM,
+//              93% of warps active) the same code takes 0.089 ms, DRAM busy 90%: faster than outer.
+//              Access order does matter once too few loads are in flight: at the same 35% occupancy a
+//              warp-sized comb (each warp sweeping one contiguous 2 KB run) took 0.126 ms, not 0.283.
+//              What is left is the later passes: 1024 threads for the second, each adding 256 floats
+//              one after another (outer_columns does the whole matrix in one launch).
 // Preconditions: rows, cols >= 1; out holds pass_output(shape).
 // =================================================================================================
 #include <cuda_runtime.h>
 
 #include "ch10_reduction/matrix_sum.hpp"
+#include "pmpp/arch_limits.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 
@@ -31,10 +38,14 @@ namespace pmpp::ch10 {
 
 // 32 threads along x: a warp is 32 neighbouring output columns, so it reads 32 neighbouring floats.
 constexpr unsigned int COALESCED_BLOCK_X = 32, COALESCED_BLOCK_Y = 8;
+// As many blocks per SM as its threads allow: without this bound the unrolled index arithmetic takes
+// 80 registers a thread (sm_90), 3 blocks fit an SM, and too few loads are in flight (see above).
+constexpr unsigned int COALESCED_MIN_BLOCKS = min_blocks_to_fill_sm(COALESCED_BLOCK_X * COALESCED_BLOCK_Y);
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
-__global__ void reductionOuterCoalesced(const float* src, std::size_t rows, std::size_t cols, float* dst,
+__global__ void __launch_bounds__(COALESCED_BLOCK_X* COALESCED_BLOCK_Y, COALESCED_MIN_BLOCKS)
+    reductionOuterCoalesced(const float* src, std::size_t rows, std::size_t cols, float* dst,
                                         std::size_t dst_rows, std::size_t dst_cols) {
   const std::size_t x = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t y = static_cast<std::size_t>(blockIdx.y) * blockDim.y + threadIdx.y;
@@ -53,7 +64,7 @@ __global__ void reductionOuterCoalesced(const float* src, std::size_t rows, std:
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
-PassLaunch reduction_outer_coalesced_pass(const float* in, MatrixShape shape, float* out) {
+PassLaunch reduction_outer_coalesced_pass(const float* in, MatrixShape shape, float* out, void* /*scratch*/) {
   const MatrixShape next = pass_output(shape);
   // One thread per output value; blocks of 32 x 8 threads tile the next pass's matrix.
   const dim3 block(COALESCED_BLOCK_X, COALESCED_BLOCK_Y);

@@ -1,5 +1,6 @@
-// ch10_matrix_sum: the sum of a large matrix with host-driven passes, three ways side by side: a tree
-// inside each block ("inner"), one thread per patch ("outer"), and outer with coalesced reads.
+// ch10_matrix_sum: the sum of a large matrix four ways side by side: with host-driven passes, a tree
+// inside each block ("inner"), one thread per patch ("outer") and outer with coalesced reads; and in
+// one launch, one thread per tall, one-column patch ("outer_columns").
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -8,6 +9,7 @@
 #include "ch10_reduction/reduction.hpp"
 #include "ch10_reduction/runner.hpp"
 #include "pmpp/check.hpp"
+#include "pmpp/empty_launch.hpp"
 #include "pmpp/program.hpp"
 
 using namespace pmpp;
@@ -34,7 +36,7 @@ std::string pass_plan(const std::vector<MatrixShape>& shapes) {
 
 void print_explanation() {
   std::printf(
-      "How the three relate to thread coarsening (section 10.8):\n"
+      "How the four relate to thread coarsening (section 10.8):\n"
       "  inner           one thread per element, a 16x16 block per patch: the text's tree (10.3-10.6) in every\n"
       "                  block. Most of the threads wait for an SM, and every block pays for its own tree: 4 row\n"
       "                  steps that idle half the active threads each, 4 column steps where at most one thread\n"
@@ -45,11 +47,19 @@ void print_explanation() {
       "                  loads are not coalesced (lanes 64 bytes apart), but L1 serves the rest of each sector.\n"
       "  outer_coalesced the same threads and register sums, but thread x takes columns x, x + C, x + 2C, ...\n"
       "                  (C = the pass's output width), so a warp reads 32 consecutive floats at every step, as\n"
-      "                  Fig 10.15 does with input[i + tile * BLOCK_DIM]. Its warps' loads of a row land 2 KB\n"
-      "                  apart, though, where outer's warp sweeps one contiguous run: compare the two first passes.\n"
+      "                  Fig 10.15 does with input[i + tile * BLOCK_DIM]. Coalescing alone did not make it faster:\n"
+      "                  its unrolled index arithmetic took 80 registers a thread, so an SM held 3 of its blocks\n"
+      "                  (35%% of its threads) and too few loads were in flight. Its launch bounds now cap it at 32\n"
+      "                  registers (a full SM): its first pass reads as fast as DRAM allows, faster than outer's.\n"
+      "  outer_columns   one thread per tall, thin patch: 16 rows of one column (of four floats when rows start\n"
+      "                  on 16-byte boundaries), so a warp reads neighbouring columns at every step, coalesced, and\n"
+      "                  each thread still sums a spatial patch with no barrier. The grid is the size of the GPU;\n"
+      "                  each thread takes patch after patch, and one launch yields the total (the blocks combine\n"
+      "                  their threads' sums and the last block the blocks', as stage 06 does).\n"
       "  Look at the passes separately: the first, over the whole matrix, is where coarsening pays. The later\n"
-      "  ones are 256 times smaller each; there the outer strategies run too few threads, each adding 256\n"
-      "  values in sequence, and the inner tree's many small blocks win: coarsen only while the GPU stays full.\n");
+      "  ones are 256 times smaller each; there the host-driven outer strategies run too few threads, each adding\n"
+      "  256 values in sequence, and the inner tree's many small blocks win: coarsen only while the GPU stays\n"
+      "  full, which is what outer_columns does by sizing its grid to the GPU instead of to the matrix.\n");
 }
 
 }  // namespace
@@ -59,8 +69,8 @@ int main(int argc, char** argv) {
   return guarded_main(program, [&] {
     MatrixOptions o;
     Cli cli(program, "Sum of a rows x cols matrix with host-driven passes (16x16 patches per pass): a tree inside each "
-                     "block, one thread per patch, and one thread per patch with coalesced reads, checked against the "
-                     "CPU reference and timed side by side.");
+                     "block, one thread per patch, and one thread per patch with coalesced reads; and in one launch, one "
+                     "thread per 16-row column patch. Checked against the CPU reference and timed side by side.");
     cli.option("--rows", o.rows, "matrix rows", 1, std::int64_t{1} << 19)
         .option("--cols", o.cols, "matrix columns", 1, std::int64_t{1} << 19)
         .option("--inputs", o.inputs,
@@ -76,40 +86,40 @@ int main(int argc, char** argv) {
     if (shape.size() > (std::size_t{1} << 31))
       throw UsageError("--rows x --cols is " + std::to_string(shape.size()) + " elements; at most 2^31 are supported");
 
-    const std::vector<MatrixShape> shapes = pass_shapes(shape);
-    std::printf("%s: %s floats, %ux%u patches per pass: %zu passes, %s\n\n", program, shape_text(shape).c_str(),
-                MATRIX_PATCH, MATRIX_PATCH, shapes.size() - 1, pass_plan(shapes).c_str());
+    std::printf("%s: %s floats; host-driven passes of %ux%u patches: %zu passes, %s; outer_columns: one launch\n\n",
+                program, shape_text(shape).c_str(), MATRIX_PATCH, MATRIX_PATCH, pass_shapes(shape).size() - 1,
+                pass_plan(pass_shapes(shape)).c_str());
     print_explanation();
     if (o.analysis_only) return int{kExitPass};
     std::printf("\n");
     if (!gpu_or_explain(program)) return int{kExitNoGpu};
 
     const DeviceInfo device = query_device();
+    const GpuShape gpu = current_gpu_shape();
     const InputKind kind = o.inputs == "floats" ? InputKind::floats : InputKind::exact;
     const std::vector<float> matrix = make_inputs(shape.size(), Op::sum, kind, o.seed);
     const double want = matrix_sum_reference(matrix);
-    // Every element goes through at most MATRIX_PATCH^2 roundings per pass (the outer strategies' serial
-    // sums; the tree has fewer), so gamma_k * sum|x| with k = MATRIX_PATCH^2 * passes bounds the error.
     const bool exact = sum_is_exact_in_float(matrix);
-    const std::size_t depth = MATRIX_PATCH * MATRIX_PATCH * (shapes.size() - 1);
-    const Tolerance tolerance =
-        exact ? Tolerance::exact() : Tolerance{sum_error_bound(depth, sum_of_magnitudes(matrix)), 0};
+    const double magnitudes = sum_of_magnitudes(matrix);
     std::printf("device:  %s\nproblem: %s; inputs: %s\n\n", device.summary().c_str(), shape_text(shape).c_str(),
                 describe_inputs(shape.size(), Op::sum, kind).c_str());
 
     const DeviceBuffer<float> d_matrix(matrix);
-    MatrixPasses passes(shape);
     KernelTimer timer(TimingOptions{3, o.repetitions, true});
-    Table per_pass({"strategy", "pass", "shape", "launch", "threads", "median ms", "GB/s"});
+    const Timing empty = timer.time([] { launch_empty_kernel(); });
+    Table per_pass({"strategy", "pass", "shape", "launch", "threads", "median ms", "GB/s", "limited by"});
     Table totals({"strategy", "check", "passes", "median ms", "GB/s", "% peak DRAM", "x inner"});
     double inner_ms = 0;
     bool all_passed = true;
     for (const MatrixStrategy& s : matrix_strategies()) {
+      MatrixPasses passes(s, shape);
       std::vector<PassLaunch> launches;
-      const float* result = passes.run(s, d_matrix.data(), &launches);
+      const float* result = passes.run(d_matrix.data(), &launches);
       CUDA_CHECK(cudaDeviceSynchronize());
       float got = 0;
       CUDA_CHECK(cudaMemcpy(&got, result, sizeof got, cudaMemcpyDeviceToHost));
+      // Each strategy's own longest chain of roundings bounds its error: gamma_k * sum|x|.
+      const Tolerance tolerance = exact ? Tolerance::exact() : Tolerance{sum_error_bound(s.rounding_depth(shape), magnitudes), 0};
       const bool ok = within(got, want, tolerance);
       all_passed = all_passed && ok;
       std::printf("%-16s %s: got %.9g, want %.9g%s\n", s.id, ok ? "PASS" : "FAIL", got, want,
@@ -119,23 +129,32 @@ int main(int argc, char** argv) {
         continue;
       }
       for (std::size_t k = 0; k < passes.passes(); ++k) {
-        const float* in = passes.pass_input(k, d_matrix.data());
-        float* out = passes.pass_output_buffer(k);
-        const Timing t = timer.time([&] { s.launch_pass(in, passes.shapes()[k], out); });
+        const Timing t = timer.time([&] { passes.run_pass(k, d_matrix.data()); });
         const PassLaunch& l = launches[k];
         const double threads = static_cast<double>(l.grid_x) * l.grid_y * l.block_x * l.block_y;
+        const double bytes = 4.0 * passes.shapes()[k].size();
+        const PassEvidence evidence{t.median_ms, bytes, threads,
+                                    static_cast<double>(gpu.sm_count) * gpu.max_threads_per_sm, empty.median_ms,
+                                    device.peak_dram_gbps};
         per_pass.add_row({s.id, std::to_string(k + 1),
                           shape_text(passes.shapes()[k]) + " -> " + shape_text(passes.shapes()[k + 1]), l.to_string(),
-                          Cell::num(threads, 0), Cell::num(t.median_ms, 4),
-                          Cell::num(gb_per_s(4.0 * passes.shapes()[k].size(), t.median_ms), 0)});
+                          Cell::num(threads, 0), Cell::num(t.median_ms, 4), Cell::num(gb_per_s(bytes, t.median_ms), 0),
+                          pass_limiter(evidence)});
       }
-      const Timing total = timer.time([&] { passes.run(s, d_matrix.data()); });
+      const Timing total = timer.time([&] { passes.run(d_matrix.data()); });
       if (inner_ms == 0) inner_ms = total.median_ms;
       const double gbps = gb_per_s(4.0 * shape.size(), total.median_ms);
       totals.add_row({s.id, "PASS", std::to_string(passes.passes()), Cell::num(total.median_ms, 4), Cell::num(gbps, 0),
                       Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), Cell::num(inner_ms / total.median_ms, 2)});
     }
-    per_pass.add_note("GB/s: the pass's input bytes over its time (each pass also writes 1/256 as much).");
+    per_pass.add_note("GB/s: the pass's input bytes over its time (each host-driven pass also writes 1/256 as much).");
+    char limiter_note[320];
+    std::snprintf(limiter_note, sizeof limiter_note,
+                  "limited by: read from the time: DRAM when the pass reads at >= 75%% of peak, launch latency when it "
+                  "takes < 2x an empty kernel (%.1f us here), too few threads below a quarter of the %d x %d the GPU "
+                  "holds. profile/recorded/ has the counters.",
+                  1e3 * empty.median_ms, gpu.sm_count, gpu.max_threads_per_sm);
+    per_pass.add_note(limiter_note);
     totals.add_note("All passes, launched back to back; GB/s counts one read of the matrix.");
     totals.add_note("'x inner': speed-up over inner.");
     std::printf("\nEach pass alone:\n");

@@ -104,3 +104,20 @@ TEST_CASE("register-tiled warp: the scalar path when N or K is not a multiple of
     CHECK(w.index.find("scalar") != std::string::npos);
   }
 }
+
+TEST_CASE("warp-tiled warp: B and C move whole sectors; an A copy uses half of each", "[analysis][coalescing]") {
+  // A warp copies one k-quad (16 bytes) of 32 A rows: 32 sectors, half of each used; the other half is
+  // the next k-quad, copied by another warp of the block (an L1 hit, not more DRAM traffic).
+  const auto w = warp_tiled_warp_accesses(0, 4096, 4096);
+  const auto& a = find(w, "A load");
+  CHECK(a.bytes_per_lane == 16);
+  CHECK(a.sectors == 32);
+  CHECK(a.used_fraction == Approx(0.5));
+  CHECK(a.verdict() == "partly coalesced");
+  for (const char* name : {"B load", "C store"}) {
+    INFO(name);
+    CHECK(find(w, name).sectors == 16);
+    CHECK(find(w, name).verdict() == "coalesced");
+  }
+  for (const auto& scalar : warp_tiled_warp_accesses(0, 45, 33)) CHECK(scalar.index.find("scalar") != std::string::npos);
+}

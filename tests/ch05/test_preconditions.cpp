@@ -34,15 +34,17 @@ TEST_CASE("MAX_DIM rows fit the grid's y limit for every stage's block height", 
   for (const auto& s : stages())
     for (int tile : s.tiles) CHECK((MAX_DIM + tile - 1) / tile <= 65535);
   CHECK((MAX_DIM + RegisterTiling::TILE_M - 1) / RegisterTiling::TILE_M <= 65535);
+  CHECK((MAX_DIM + WarpTiling::TILE_M - 1) / WarpTiling::TILE_M <= 65535);
 }
 
 TEST_CASE("the stage table lists the text's stages in order", "[preconditions]") {
-  REQUIRE(stages().size() == 3);
+  REQUIRE(stages().size() == 4);
   CHECK(std::string(stages()[0].id) == "01_naive");
   CHECK(std::string(stages()[1].id) == "02_tiled");
   CHECK(stages()[1].tiles == std::vector<int>{16, 32});
   CHECK(find_stage("03_register_tiled") == &stages()[2]);
-  CHECK(find_stage("04_nothing") == nullptr);
+  CHECK(find_stage("04_warp_tiled") == &stages()[3]);
+  CHECK(find_stage("05_nothing") == nullptr);
   CHECK(effective_tile(stages()[1], 0) == 16);
   CHECK(effective_tile(stages()[1], 32) == 32);
   CHECK(effective_tile(stages()[0], 32) == 0);

@@ -17,13 +17,15 @@ struct Shape {
 };
 // 1x1x1 and 1xKx1 (a single dot product, K not a multiple of any tile); 31/32/33 around a warp and
 // the 32 tile; 15/16/17 around the 16 tile; 127/128/129 around stage 03's 128 x 128 tile and K slices
-// of 8; primes; one dimension 1 with the others large; N and K multiples of 4 (stage 03's float4
-// path) with partial tiles; odd N or K (its scalar path).
+// of 8 and 16; 255/257 around stage 04's 256 columns; primes; one dimension 1 with the others large;
+// N and K multiples of 4 (the float4 path of stages 03-04) with partial tiles; odd N or K (their
+// scalar path).
 const std::vector<Shape> kShapes{
     {1, 1, 1},     {1, 1, 257},    {1, 1, 1000},  {31, 31, 31},   {32, 32, 32},   {33, 33, 33},
     {33, 17, 65},  {33, 65, 17},   {15, 17, 16},  {17, 15, 31},   {127, 129, 128}, {128, 128, 128},
     {129, 127, 8}, {97, 89, 83},   {131, 257, 7}, {1, 300, 5},    {300, 1, 5},    {200, 3, 513},
-    {64, 132, 36}, {130, 260, 20}, {129, 131, 37}, {256, 260, 264}, {2, 1031, 3}, {1031, 2, 9}};
+    {64, 132, 36}, {130, 260, 20}, {129, 131, 37}, {256, 260, 264}, {2, 1031, 3}, {1031, 2, 9},
+    {129, 255, 17}, {127, 257, 33}, {260, 516, 48}};
 
 void check_every_variant(bool exact, std::uint64_t seed, std::size_t offset = 0) {
   for (const auto& v : ch05_test::every_variant())
@@ -59,6 +61,25 @@ TEST_CASE("every stage works on operands that are not 16-byte aligned", "[gpu][s
   PMPP_REQUIRE_GPU();
   // One float in: stage 03 must leave its float4 path even where N and K are multiples of 4.
   check_every_variant(true, 31, 1);
+}
+
+TEST_CASE("every stage at 4093 x 4099 x 4097: no dimension a multiple of any tile, checked on a sample",
+          "[gpu][stages]") {
+  PMPP_REQUIRE_GPU();
+  // Every partial tile at once, in all three dimensions, at a size where the register-tiled stages run
+  // many slices; odd N and K also take stages 03-04 off their float4 path. The reference covers rows 0,
+  // M/2 and M-1, columns 0, N/2 and N-1, and 4096 random entries (as the programs check large products).
+  const int M = 4093, N = 4099, K = 4097;
+  const auto A = pmpp::random_floats(static_cast<std::size_t>(M) * K, 41);
+  const auto B = pmpp::random_floats(static_cast<std::size_t>(K) * N, 42);
+  const Reference want = matmul_reference(A, B, M, N, K, sample_entries(M, N, 4096, 43));
+  for (const auto& v : ch05_test::every_variant()) {
+    INFO(v.name);
+    const auto result = check_against(ch05_test::run(v.launch, A, B, M, N, K, v.tile), want, K, false);
+    INFO(result.summary());
+    CHECK(result.ok());
+    CHECK(result.checked == want.index.size());
+  }
 }
 
 TEST_CASE("one-hot operands reveal swapped or transposed indexing", "[gpu][stages]") {

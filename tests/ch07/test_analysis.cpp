@@ -58,10 +58,11 @@ TEST_CASE("flops and compulsory bytes", "[analysis]") {
 }
 
 TEST_CASE("stage 05 in the text's model: its output tile with float4-rounded halo columns", "[analysis]") {
-  // The tile measured fastest on an H200: 64 x 32 outputs. For r = 2 the block loads
-  // (64 + 2*4) x (32 + 2*2) pixels for 64*32 outputs of 25 taps, 2 operations each.
-  REQUIRE(REGISTER_TILED_OUT_W == 64);
-  REQUIRE(REGISTER_TILED_OUT_H == 32);
+  // For r = 2 and r = 4 the tile measured fastest is 64 x 32 outputs: the block loads
+  // (64 + 2*4) x (32 + 2r) pixels for 64*32 outputs of (2r+1)^2 taps, 2 operations each.
+  REQUIRE(register_tiling(2).out_w() == 64);
+  REQUIRE(register_tiling(2).out_h() == 32);
+  REQUIRE(register_tiling(4).out_h() == 32);
   CHECK(register_tiled_op_per_byte(2) == Approx(64.0 * 32 * 25 * 2 / (72.0 * 36 * 4)));  // 9.88
   CHECK(register_tiled_op_per_byte(4) == Approx(64.0 * 32 * 81 * 2 / (72.0 * 40 * 4)));  // 28.8
   CHECK(register_tiled_op_per_byte(4) == Approx(28.8));
@@ -76,6 +77,21 @@ TEST_CASE("stage 05 in the text's model: its output tile with float4-rounded hal
     if (r >= 2) CHECK(register_tiled_op_per_byte(r) > tiled_op_per_byte(32, r));
   }
   CHECK(register_tiled_op_per_byte(1) < tiled_op_per_byte(32, 1));
+}
+
+TEST_CASE("stage 05's tilings: every radius has one the kernel can run", "[analysis]") {
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    INFO("r=" << r);
+    const RegisterTiling t = register_tiling(r);
+    CHECK(t.block_x % 8 == 0);                  // 8 lanes of a row read 128 contiguous bytes of shared memory
+    CHECK(t.block_x * t.block_y <= 1024);
+    CHECK(t.tiles_per_block >= 1);
+    CHECK(t.filter_rows >= 1);
+    CHECK(t.filter_rows <= filter_dim(r));
+    // The input tile fits the 48 KiB of static shared memory every GPU gives a block.
+    CHECK(sizeof(float) * (t.out_w() + 2 * register_tiled_pad(r)) * (t.out_h() + 2 * r) <= 48u * 1024);
+  }
+  CHECK(register_tiling(3).filter_rows == filter_dim(3));  // small filters: all rows unrolled together
 }
 
 TEST_CASE("stage 03's tile rules", "[analysis]") {

@@ -33,3 +33,23 @@ TEST_CASE("the matrix reference sums every element", "[matrix]") {
   CHECK(matrix_sum_reference({1, -2, 3.5f, 4}) == 6.5);
   CHECK(matrix_sum_reference({}) == 0);
 }
+
+TEST_CASE("each strategy's pass plan: three host-driven, one in a single launch", "[matrix]") {
+  const auto& all = matrix_strategies();
+  REQUIRE(all.size() == 4);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(pass_shapes({8192, 8192}, all[i]) == pass_shapes({8192, 8192}));
+  CHECK(pass_shapes({8191, 12289}, all[3]) == std::vector<MatrixShape>{{8191, 12289}, {1, 1}});
+  CHECK(pass_shapes({1, 1}, all[3]).size() == 1);
+}
+
+TEST_CASE("a pass's limiter, read from its time", "[matrix]") {
+  // 256 MiB read in 0.0855 ms at a 3352 GB/s peak: 94% of peak.
+  PassEvidence e{0.0855, 268435456.0, 270336, 270336, 0.003, 3352};
+  CHECK(pass_limiter(e).rfind("DRAM bandwidth (94% of peak)", 0) == 0);
+  e = PassEvidence{0.004, 1048576.0, 65536, 270336, 0.003, 3352};  // shorter than two empty kernels
+  CHECK(pass_limiter(e).rfind("launch latency", 0) == 0);
+  e = PassEvidence{0.0227, 1048576.0, 1024, 270336, 0.003, 3352};  // 1024 threads of 270336
+  CHECK(pass_limiter(e).rfind("too few threads (1024 of 270336 the GPU holds)", 0) == 0);
+  e = PassEvidence{0.2831, 268435456.0, 262144, 270336, 0.003, 3352};  // a full GPU at 28% of peak
+  CHECK(pass_limiter(e).rfind("access pattern and instruction issue (DRAM at 28% of peak)", 0) == 0);
+}

@@ -1,0 +1,200 @@
+// =================================================================================================
+// Stage 04: warp-tiled matrix multiplication (beyond the text; stage 03's coarsening, organized by warp)
+//
+// What it is:  a block of 256 threads (8 warps) computes a 128 x 256 tile of C, walking K in slices of 16
+//              held in shared memory. Each warp owns a 64 x 64 part of the tile; its lanes sit 4 down by
+//              8 across, and each lane computes 16 x 8 results: 4 x 2 blocks of 4 x 4, the blocks of
+//              neighbouring lanes side by side. For every k a lane reads 4 float4s of A and 2 of B from
+//              shared memory and performs 128 multiply-adds.
+// Changed:     - twice stage 03's results per thread (128 accumulators in registers): 6 shared-memory reads
+//                per 128 multiply-adds instead of 4 per 64. It takes about 240 registers, so one block
+//                of 8 warps fills an SM, as in cuBLAS's own FP32 kernel for this size;
+//              - the lanes are laid out by warp: for each float4 it reads, a warp touches only 8
+//                neighbouring float4s of Bs (128 bytes) or 4 of As, each shared by several lanes
+//                (broadcasts): one shared-memory wavefront per read;
+//              - K slices of 16 instead of 8: half as many barriers per multiply-add;
+//              - the lane's A and B values for step k + 1 are read while step k's multiply-adds run.
+//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 03 3.404 ms (78.3%
+//              of cuBLAS), this stage 3.061 ms (44.9 TFLOP/s, 87.1%), cuBLAS 2.665 ms (51.6 TFLOP/s,
+//              no TF32). Where N or K is not a multiple of 4 the scalar path is slower: 68% of cuBLAS at
+//              4093 x 4099 x 4097.
+// Limitation:  what is left is instruction issue, and not the number of instructions: by Nsight
+//              Compute's counters this kernel and cuBLAS's execute the same number of instructions (issue
+//              rate times time agree within 0.1%), 89% and 88% of them FMAs, but this kernel's
+//              schedulers issue in 79% of cycles and cuBLAS's in 90% (FMA pipe 70% against 80%; see
+//              profile/recorded/). With two warps per scheduler every stall shows, and the stalls here
+//              ("dispatch", "wait": register-bank and dependency hazards) are decided by the compiler's
+//              register allocation and instruction order, which cuBLAS's hand-scheduled code controls and
+//              CUDA C does not. Variants measured on the H100 and no faster: 128 x 128 tiles (8 x 8 and
+//              8 x 16 per lane, 1 or 2 blocks per SM), 256 x 128 tiles, slices of 8, the next slice
+//              staged in two halves, other lane layouts and orders of the multiply-adds. Tensor cores
+//              (TF32, wgmma) are the step after this one, and a different arithmetic.
+// Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: float4 loads and stores when
+//              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned (float4_operands); otherwise the
+//              same kernel compiled with scalar, bounds-checked accesses.
+// =================================================================================================
+#include <cuda_runtime.h>
+
+#include "ch05_matmul/matmul.hpp"
+#include "ch05_matmul/tile_io.cuh"
+#include "pmpp/cuda_check.hpp"
+#include "pmpp/math.hpp"
+
+namespace pmpp::ch05 {
+
+// ---- Kernel -------------------------------------------------------------------------------------
+
+/// The derived sizes of a warp tiling (WarpTiling in matmul.hpp, or another shape with its members).
+template <class Shape>
+struct WarpTileGeometry {
+  static constexpr int TILE_M = Shape::TILE_M, TILE_N = Shape::TILE_N, TILE_K = Shape::TILE_K;
+  static constexpr int WARP_M = Shape::WARP_M, WARP_N = Shape::WARP_N;
+  static constexpr int LANES_M = Shape::LANES_M, LANES_N = 32 / Shape::LANES_M;
+  static constexpr int WARPS_N = TILE_N / WARP_N;  // warps across the block tile
+  static constexpr int THREADS = 32 * (TILE_M / WARP_M) * WARPS_N;
+  // A lane owns M_ITER x N_ITER blocks of 4 x 4 results; its blocks sit LANES_M * 4 rows (LANES_N * 4
+  // columns) apart, so that the lanes of a warp read neighbouring float4s of each shared slice.
+  static constexpr int M_ITER = WARP_M / (4 * LANES_M), N_ITER = WARP_N / (4 * LANES_N);
+  // float4s each thread copies per slice: the A slice (TILE_M x TILE_K), the B slice (TILE_K x TILE_N).
+  static constexpr int A_LOADS = TILE_M * TILE_K / 4 / THREADS, B_LOADS = TILE_K * TILE_N / 4 / THREADS;
+
+  static_assert(TILE_M % WARP_M == 0 && TILE_N % WARP_N == 0, "warp tiles cover the block tile");
+  static_assert(32 % LANES_M == 0 && M_ITER >= 1 && N_ITER >= 1 && WARP_M % (4 * LANES_M) == 0 &&
+                    WARP_N % (4 * LANES_N) == 0,
+                "the lanes' 4 x 4 blocks cover the warp tile");
+  static_assert(TILE_M % 32 == 0 && THREADS % TILE_M == 0 && A_LOADS * THREADS * 4 == TILE_M * TILE_K,
+                "a warp copies one k-quad of 32 consecutive A rows; the copies cover the A slice");
+  static_assert(TILE_K % 4 == 0 && B_LOADS * THREADS * 4 == TILE_K * TILE_N, "the copies cover the B slice");
+};
+
+template <class Shape, bool VECTOR_IO>
+__global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_BLOCKS)
+    WarpTiledMatrixMulKernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
+                             int N, int K) {
+  using G = WarpTileGeometry<Shape>;
+  constexpr int TILE_M = G::TILE_M, TILE_N = G::TILE_N, TILE_K = G::TILE_K;
+  constexpr int LANE_M = 4 * G::M_ITER, LANE_N = 4 * G::N_ITER;  // results per lane: LANE_M x LANE_N
+  // A is stored transposed (As[k][m]) so that a lane's 4 rows of one k are one float4 read.
+  __shared__ __align__(16) float As[2][TILE_K][TILE_M];
+  __shared__ __align__(16) float Bs[2][TILE_K][TILE_N];
+
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int blockRow = blockIdx.y * TILE_M, blockCol = blockIdx.x * TILE_N;
+  // This lane's first result row and column inside the block tile: its warp's corner plus its place
+  // in the warp's LANES_M x LANES_N arrangement.
+  const int laneRow = (warp / G::WARPS_N) * G::WARP_M + (lane / G::LANES_N) * 4;
+  const int laneCol = (warp % G::WARPS_N) * G::WARP_N + (lane % G::LANES_N) * 4;
+
+  // Copies: the 32 lanes of a warp take one k-quad of 32 consecutive A rows, so the transposed stores
+  // As[k][row] hit 32 different banks; B is copied row by row, a warp's float4s side by side. The next
+  // slice is loaded into registers while this one is used.
+  float4 aNext[G::A_LOADS], bNext[G::B_LOADS];
+  auto loadSlice = [&](int k0) {
+#pragma unroll
+    for (int l = 0; l < G::A_LOADS; ++l) {
+      const int i = l * G::THREADS + tid;
+      aNext[l] = load4<VECTOR_IO>(A, blockRow + i % TILE_M, M, k0 + (i / TILE_M) * 4, K);
+    }
+#pragma unroll
+    for (int l = 0; l < G::B_LOADS; ++l) {
+      const int i = l * G::THREADS + tid;
+      bNext[l] = load4<VECTOR_IO>(B, k0 + i / (TILE_N / 4), K, blockCol + (i % (TILE_N / 4)) * 4, N);
+    }
+  };
+  auto storeSlice = [&](int buf) {
+#pragma unroll
+    for (int l = 0; l < G::A_LOADS; ++l) {
+      const int i = l * G::THREADS + tid, row = i % TILE_M, k = (i / TILE_M) * 4;
+      As[buf][k + 0][row] = aNext[l].x;
+      As[buf][k + 1][row] = aNext[l].y;
+      As[buf][k + 2][row] = aNext[l].z;
+      As[buf][k + 3][row] = aNext[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < G::B_LOADS; ++l) {
+      const int i = l * G::THREADS + tid;
+      *reinterpret_cast<float4*>(&Bs[buf][i / (TILE_N / 4)][(i % (TILE_N / 4)) * 4]) = bNext[l];
+    }
+  };
+
+  // The lane's fragments of step k: LANE_M values of A's column k, LANE_N of B's row k. Two sets, so
+  // that step k + 1's are read from shared memory while step k's multiply-adds run.
+  float a[2][LANE_M], b[2][LANE_N];
+  auto loadFragments = [&](int buf, int k, int set) {
+#pragma unroll
+    for (int i = 0; i < G::M_ITER; ++i) {
+      const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][laneRow + i * 4 * G::LANES_M]);
+      a[set][4 * i] = v.x, a[set][4 * i + 1] = v.y, a[set][4 * i + 2] = v.z, a[set][4 * i + 3] = v.w;
+    }
+#pragma unroll
+    for (int j = 0; j < G::N_ITER; ++j) {
+      const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][laneCol + j * 4 * G::LANES_N]);
+      b[set][4 * j] = v.x, b[set][4 * j + 1] = v.y, b[set][4 * j + 2] = v.z, b[set][4 * j + 3] = v.w;
+    }
+  };
+
+  float acc[LANE_M][LANE_N] = {};
+
+  const int slices = ceil_div(K, TILE_K);
+  loadSlice(0);
+  storeSlice(0);
+  __syncthreads();
+  //! [slice_loop]
+  for (int s = 0; s < slices; ++s) {
+    const int cur = s & 1;
+    if (s + 1 < slices) loadSlice((s + 1) * TILE_K);  // in flight while this slice is used
+
+    loadFragments(cur, 0, 0);
+#pragma unroll
+    for (int k = 0; k < TILE_K; ++k) {
+      const int set = k % 2;
+      if (k + 1 < TILE_K) loadFragments(cur, k + 1, set ^ 1);
+#pragma unroll
+      for (int i = 0; i < LANE_M; ++i)
+#pragma unroll
+        for (int j = 0; j < LANE_N; ++j) acc[i][j] += a[set][i] * b[set][j];
+    }
+
+    // The other buffer was last read in slice s - 1, before the barrier that ended it.
+    if (s + 1 < slices) storeSlice(cur ^ 1);
+    __syncthreads();
+  }
+  //! [slice_loop]
+
+#pragma unroll
+  for (int i = 0; i < LANE_M; ++i) {
+    const int row = blockRow + laneRow + (i / 4) * 4 * G::LANES_M + i % 4;
+#pragma unroll
+    for (int j = 0; j < G::N_ITER; ++j) {
+      const float* v = &acc[i][4 * j];
+      store4<VECTOR_IO>(C, row, M, blockCol + laneCol + j * 4 * G::LANES_N, N, make_float4(v[0], v[1], v[2], v[3]));
+    }
+  }
+}
+
+// ---- Launcher -----------------------------------------------------------------------------------
+
+/// Launch the kernel with tiling @p Shape (the stage's is WarpTiling).
+template <class Shape>
+LaunchConfig launch_warp_tiled(const MatmulArgs& a) {
+  using G = WarpTileGeometry<Shape>;
+  // THREADS threads: (TILE_M / WARP_M) x (TILE_N / WARP_N) warps, each computing a WARP_M x WARP_N
+  // part of the block's tile of C.
+  const dim3 block(G::THREADS);
+  // One block per TILE_M x TILE_N tile of C, rounded up.
+  const dim3 grid(ceil_div<unsigned>(a.N, G::TILE_N), ceil_div<unsigned>(a.M, G::TILE_M));
+  if (float4_operands(a))
+    WarpTiledMatrixMulKernel<Shape, true><<<grid, block>>>(a.A, a.B, a.C, a.M, a.N, a.K);
+  else
+    WarpTiledMatrixMulKernel<Shape, false><<<grid, block>>>(a.A, a.B, a.C, a.M, a.N, a.K);
+  CUDA_CHECK_LAUNCH();
+  const std::size_t shared = sizeof(float) * 2 * G::TILE_K * (G::TILE_M + G::TILE_N);
+  return {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared};
+}
+
+LaunchConfig matmul_warp_tiled(const MatmulArgs& a) {
+  require_valid(a, "matmul_warp_tiled");
+  return launch_warp_tiled<WarpTiling>(a);
+}
+
+}  // namespace pmpp::ch05
