@@ -42,9 +42,13 @@ def gpus() -> List[Gpu]:
     return []
 
 
-MAX_DEFAULT_RUNNERS_PER_GPU = 8  # beyond this, cases mostly wait for each other's turn on the GPU
-CPUS_PER_RUNNER = 2  # a case is two busy processes: the test (inputs, CPU references) and the worker
-GIB_PER_RUNNER = 4  # twice what an ordinary case claims (schedule.py): room for a large case beside them
+# The default's limits. Each running case is two busy processes, the test (inputs, CPU references) and
+# the worker, with a CUDA context each; it claims 2 GiB of GPU memory (schedule.py), and twice that per
+# runner leaves room for the cases that claim more. At most 8, a cautious cap: the GPU time-slices
+# between the contexts of the cases it runs, and more of them only get finer slices.
+MAX_DEFAULT_RUNNERS_PER_GPU = 8
+CPUS_PER_RUNNER = 2
+GIB_PER_RUNNER = 4
 
 
 def default_runners_per_gpu(devices: List[Gpu], cpus: int) -> int:
