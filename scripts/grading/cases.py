@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from .processes import clip, read_capped, run
+from .processes import GradingBroke, clip, read_capped, run
 
 POINTS_TAG = re.compile(r"\[points=(\d+(?:\.\d+)?)\]")
+SPEED_TAG = "[speed]"  # the case times code: it runs alone on its GPU (schedule.py)
+GPU_MEMORY_TAG = re.compile(r"\[gpu_memory=(\d+(?:\.\d+)?)GiB\]", re.I)  # the GPU memory it needs in all
 MISBEHAVED = 70  # the trusted test process's status when the code under test misbehaved (workers.hpp)
 GRACE = 15  # seconds the test process gets beyond the workers' time limit, to report a hung call
 
@@ -32,10 +34,24 @@ class Case:
     reason: str = ""
     output: str = ""
     seconds: float = 0.0
+    speed: bool = False  # [speed]
+    gpu_memory_gib: Optional[float] = None  # [gpu_memory=NGiB]
+    ran_alone: bool = False  # nothing else ran on its GPU meanwhile
+    short_of_memory: bool = False  # its run found too little GPU memory
 
 
-def list_cases(executable: str) -> Optional[List[tuple]]:
-    """(name, points) of every test case, in declaration order, or None if the listing failed."""
+@dataclass
+class Listed:
+    """A test case as the trusted test executable lists it."""
+    name: str
+    points: float
+    speed: bool
+    gpu_memory_gib: Optional[float]
+
+
+def list_cases(executable: str) -> Optional[List[Listed]]:
+    """Every test case, in declaration order, or None if the listing failed. A malformed
+    [gpu_memory=...] tag breaks grading: the case could not be placed safely."""
     result = run([executable, "--list-tests", "--reporter", "xml", "--order", "decl"], timeout=60)
     if result.returncode != 0:
         return None
@@ -48,7 +64,12 @@ def list_cases(executable: str) -> Optional[List[tuple]]:
         name = (case.findtext("Name") or "").strip()
         tags = case.findtext("Tags") or ""
         points = sum(float(p) for p in POINTS_TAG.findall(tags))
-        cases.append((name, int(points) if points.is_integer() else points))
+        memory = GPU_MEMORY_TAG.findall(tags)
+        if len(memory) != tags.lower().count("[gpu_memory="):
+            raise GradingBroke(f"{executable}: the test case '{name}' has a tag [gpu_memory=...] that is not "
+                               "[gpu_memory=NGiB], e.g. [gpu_memory=18GiB]")
+        cases.append(Listed(name, int(points) if points.is_integer() else points, SPEED_TAG in tags.lower(),
+                            max(float(m) for m in memory) if memory else None))
     return cases
 
 
@@ -75,6 +96,20 @@ class Runner:
     clean_up_command: Optional[List[str]]
     timeout: float
     workdir: Path
+
+
+# What a CUDA allocation that failed says (cudaErrorMemoryAllocation), in the test process's own lines
+# (what the worker printed is marked "  | ").
+OUT_OF_MEMORY = re.compile(r"cudaErrorMemoryAllocation|out of memory", re.I)
+
+
+def found_too_little_memory(case: Case, output: str) -> bool:
+    """Whether the case's run may have been cut short by GPU memory that others held: skipped (on a GPU
+    the tests skip only for want of memory), or failed with an allocation error."""
+    if case.status == "skipped":
+        return True
+    return case.status == "failed" and any(OUT_OF_MEMORY.search(line) for line in output.splitlines()
+                                           if not line.startswith("  | "))
 
 
 def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, timeout: float):
@@ -146,3 +181,4 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
     text = output[0].decode("utf-8", "replace") if output else ""
     case.output = clip(tidy(text))
     _verdict(case, returncode, xml[0] if xml else b"", text, limit)
+    case.short_of_memory = found_too_little_memory(case, text)

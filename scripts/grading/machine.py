@@ -1,5 +1,5 @@
-"""The GPUs grading spreads its work over: one runner per GPU, each pinned with CUDA_VISIBLE_DEVICES,
-so that test cases (and the speed cases' timings above all) never share a GPU."""
+"""The GPUs grading spreads its work over, each pinned with CUDA_VISIBLE_DEVICES, with the GPU memory
+each has free for test cases, and how many cases to run on each at once by default."""
 
 import glob
 import os
@@ -14,6 +14,7 @@ from .processes import run
 class Gpu:
     visible: Optional[str]  # the value of CUDA_VISIBLE_DEVICES for it; None: leave it as it is
     name: str
+    free_gib: Optional[float] = None  # GPU memory free when grading began; None: not known
 
 
 def gpus() -> List[Gpu]:
@@ -21,24 +22,51 @@ def gpus() -> List[Gpu]:
     listed = {}
     smi = shutil.which("nvidia-smi")
     if smi:
-        result = run([smi, "--query-gpu=index,uuid,name", "--format=csv,noheader"], timeout=60)
+        result = run([smi, "--query-gpu=index,uuid,memory.free,name", "--format=csv,noheader,nounits"], timeout=60)
         if result.returncode == 0:
             for line in result.output.splitlines():
-                fields = [f.strip() for f in line.split(",", 2)]
-                if len(fields) == 3:
-                    listed[fields[0]] = fields[2]
-                    listed[fields[1]] = fields[2]
+                fields = [f.strip() for f in line.split(",", 3)]
+                if len(fields) == 4:
+                    free = float(fields[2]) / 1024 if fields[2].isdigit() else None  # MiB
+                    listed[fields[0]] = listed[fields[1]] = (fields[3], free)
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         chosen = [v.strip() for v in visible.split(",") if v.strip()]
         chosen = chosen[: chosen.index("-1")] if "-1" in chosen else chosen
-        return [Gpu(v, listed.get(v, f"GPU {v}")) for v in chosen]
+        return [Gpu(v, *listed.get(v, (f"GPU {v}", None))) for v in chosen]
     indices = [k for k in listed if k.isdigit()]
     if indices:
-        return [Gpu(i, listed[i]) for i in sorted(indices, key=int)]
+        return [Gpu(i, *listed[i]) for i in sorted(indices, key=int)]
     if glob.glob("/dev/nvidia[0-9]*"):  # a GPU, but no nvidia-smi to list it: use it as it is
         return [Gpu(None, "a GPU (nvidia-smi not found)")]
     return []
+
+
+# The default's limits. Each running case is two busy processes, the test (inputs, CPU references) and
+# the worker, with a CUDA context each; it claims 2 GiB of GPU memory (schedule.py), and twice that per
+# runner leaves room for the cases that claim more. At most 8, a cautious cap: the GPU time-slices
+# between the contexts of the cases it runs, and more of them only get finer slices.
+MAX_DEFAULT_RUNNERS_PER_GPU = 8
+CPUS_PER_RUNNER = 2
+GIB_PER_RUNNER = 4
+
+
+def default_runners_per_gpu(devices: List[Gpu], cpus: int) -> int:
+    """As many cases at once on each GPU as the CPUs can keep busy and its free memory can hold; one
+    where its memory is not known."""
+    if not devices:
+        return 1
+    runners = min(MAX_DEFAULT_RUNNERS_PER_GPU, max(1, cpus // (CPUS_PER_RUNNER * len(devices))))
+    for d in devices:
+        runners = min(runners, max(1, int(d.free_gib // GIB_PER_RUNNER)) if d.free_gib is not None else 1)
+    return runners
+
+
+def describe_memory(devices: List[Gpu]) -> str:
+    known = [d.free_gib for d in devices if d.free_gib is not None]
+    if not known:
+        return "free memory not known"
+    return f"{min(known):.1f} GiB free" if len(devices) == 1 else f"at least {min(known):.1f} GiB free each"
 
 
 def describe(devices: List[Gpu]) -> str:

@@ -76,8 +76,10 @@ def make(folder: Path, hidden):
             if choice is None:
                 continue
             attack = choice if isinstance(choice, recipes.Attack) else None
+            # Solved and attacking files differ from student to student, as in a real class (grade compiles
+            # a file that several students submitted once); untouched starter code is the same for all.
             recipes.write_exercise(home, e, "solution" if choice == "broken" else str(choice), hidden_for_attacks,
-                                   attack)
+                                   attack, signed="" if choice == "starter" else student)
             written = home / e.chapter / f"{e.name}.cu"
             if choice == "broken":
                 with open(written, "a") as f:

@@ -69,14 +69,17 @@ def attacks() -> List[Attack]:
     return found
 
 
-def write_exercise(folder: Path, e: Exercise, kind: str, hidden: Path, attack: Optional[Attack] = None):
+def write_exercise(folder: Path, e: Exercise, kind: str, hidden: Path, attack: Optional[Attack] = None,
+                   signed: str = ""):
     """Put exercise @e into a student's @folder, as <chapter>/<name>.cu: the "solution", the
-    "starter" code, or @attack (@hidden replaces @HIDDEN_TESTS@ in it)."""
+    "starter" code, or @attack (@hidden replaces @HIDDEN_TESTS@ in it). A @signed file ends with a
+    comment naming its author, as students' files differ even where their code is the same."""
     target = folder / e.chapter / f"{e.name}.cu"
     target.parent.mkdir(parents=True, exist_ok=True)
+    signature = f"\n// submitted by {signed}\n" if signed else ""
     if attack is None:
         source = REPO / ("solutions" if kind == "solution" else "exercises") / e.chapter / f"{e.name}.cu"
-        target.write_text(source.read_text())
+        target.write_text(source.read_text() + signature)
         return
     if attack.base.startswith("symlink to "):
         os.symlink(attack.base[len("symlink to "):].replace("@HIDDEN_TESTS@", str(hidden)), target)
@@ -84,4 +87,4 @@ def write_exercise(folder: Path, e: Exercise, kind: str, hidden: Path, attack: O
     base = "" if attack.base == "none" else (REPO / ("solutions" if attack.base == "solution" else "exercises")
                                              / e.chapter / f"{e.name}.cu").read_text()
     kit = (ATTACKS / "kit.inc").read_text()
-    target.write_text(base + "\n" + kit + "\n" + attack.text.replace("@HIDDEN_TESTS@", str(hidden)))
+    target.write_text(base + "\n" + kit + "\n" + attack.text.replace("@HIDDEN_TESTS@", str(hidden)) + signature)

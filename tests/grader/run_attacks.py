@@ -4,6 +4,9 @@ solution and an honest starter of each attacked exercise, and check that
 
 - each attack earns exactly what it earned honestly: nothing, or what the unmodified solution earns
   in the same run (an attack that only misbehaves after its answers keeps their points);
+- the honest solutions lose no case to the attacks graded beside them at the same time (each case
+  passed, or was not gradable here), and the attack that reaches for the other jobs' processes and
+  files reaches none;
 - every report is complete (every case of every graded exercise, with every field), its outputs cut
   to size, and still what grade wrote once the attacks' daemons had time to overwrite it;
 - no process of the grading users survives, no file of theirs is left in /dev/shm, and no text of
@@ -141,6 +144,9 @@ def main():
     for name in attacked:
         if points(f"control-starter-{name}", name) != 0:
             failures.append(f"the starter code of {name} earned points")
+        for t in results[f"control-solution-{name}"]["tests"]:
+            if t["number"] == recipes.exercise_named(name).id and t["extra_data"]["outcome"] == "failed":
+                failures.append(f"the solution of {name} failed '{t['name']}' while the attacks ran beside it")
 
     reference = [t["name"] for t in results[f"control-solution-{attacked[0]}"]["tests"]]
     markers = hidden_markers(hidden)
@@ -166,6 +172,14 @@ def main():
     reader = json.dumps(results["attack-read_hidden_tests"])
     if "hidden tests read:" in reader and "hidden tests read: 0 bytes" not in reader:
         failures.append("attack-read_hidden_tests read something of the hidden tests")
+    reaches = re.findall(r"other jobs reached: (\d+) times \(their processes seen: (\d+)",
+                         json.dumps(results["attack-reach_other_jobs"]))
+    print(f"attack-reach_other_jobs: saw processes of other jobs {sum(int(s) for _, s in reaches)} times in "
+          f"{len(reaches)} cases; reached them {sum(int(r) for r, _ in reaches)} times")
+    if not reaches:
+        failures.append("attack-reach_other_jobs printed no count: it did not run")
+    if any(int(r) for r, _ in reaches):
+        failures.append("attack-reach_other_jobs reached the processes or files of other jobs")
 
     users, alive = processes_of_grading_users()
     if alive:

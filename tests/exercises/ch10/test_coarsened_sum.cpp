@@ -63,7 +63,7 @@ TEST_CASE("random floats are within the rounding bound", "[gpu][points=2]") {
   }
 }
 
-TEST_CASE("more than 2^32 elements: indices are 64-bit", "[gpu][points=2]") {
+TEST_CASE("more than 2^32 elements: indices are 64-bit", "[gpu][gpu_memory=19GiB][points=2]") {
   PMPP_REQUIRE_GPU();
   const std::size_t two32 = std::size_t{1} << 32, n = two32 + 37;
   require_device_memory(n * sizeof(float));

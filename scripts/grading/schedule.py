@@ -1,0 +1,100 @@
+"""Which test case runs when, and on which GPU.
+
+Several runners share a GPU, each running one case at a time, and every running case claims GPU
+memory: what its [gpu_memory=NGiB] tag declares, else ORDINARY_CASE_GIB (two CUDA contexts, the test's
+and the worker's, and small buffers). A case starts only where its claim fits beside the claims of the
+cases already running on that GPU, so the cases that need most of a GPU's memory never meet more of
+each other than fit.
+
+Some cases run *alone*: nothing else runs on their GPU meanwhile, and they wait until every case that
+shares has run. A speed case ([speed]) times the student's code against the solution's, which only
+means something on a GPU that does nothing else. A case that ran beside others and found too little GPU
+memory (skipped for want of it, or out of memory: another student's worker may have held it) runs once
+more, alone, and that verdict is the one reported: no case is lost to another student's.
+
+Without a GPU nothing is timed and no GPU memory is used: every case shares.
+"""
+
+import threading
+import time
+from typing import List, Optional
+
+from .cases import Case
+
+ORDINARY_CASE_GIB = 2.0
+
+
+class Schedule:
+    def __init__(self, cases: List[Case], budgets_gib: List[Optional[float]], runners_per_gpu: int, gpus: bool):
+        """@budgets_gib: the GPU memory each GPU can give to cases (None: not known, no limit);
+        @gpus: False when there is none (and @budgets_gib stands for the machine's one place to run)."""
+        self._ready = threading.Condition()
+        self._budgets = budgets_gib
+        self._sharing_gpus = gpus and runners_per_gpu > 1
+        alone = [c for c in cases if gpus and c.speed]
+        # The largest claims first: they wait for room, and the small ones fill in around them.
+        self._shared = sorted((c for c in cases if not (gpus and c.speed)), key=lambda c: -self._claim(c, 0))
+        self._alone = alone
+        self._claimed = [0.0] * len(budgets_gib)
+        self._running = [0] * len(budgets_gib)
+        self._shared_running = 0  # anywhere: each may yet have to run again, alone
+        self._stopped = False
+        self.ran_again = 0  # cases that ran a second time, alone
+        self.shared_until: Optional[float] = None  # when the last case that shares ended (time.monotonic)
+
+    def _claim(self, case: Case, gpu: int) -> float:
+        claim = case.gpu_memory_gib if case.gpu_memory_gib is not None else ORDINARY_CASE_GIB
+        budget = self._budgets[gpu]
+        return claim if budget is None else min(claim, budget)  # more than the GPU has: all of it
+
+    def _fits(self, case: Case, gpu: int) -> bool:
+        budget = self._budgets[gpu]
+        return budget is None or self._claimed[gpu] + self._claim(case, gpu) <= budget
+
+    def next_case(self, gpu: int) -> Optional[Case]:
+        """The next case for a runner of @gpu (blocks until there is one); None when all have run."""
+        with self._ready:
+            while not self._stopped:
+                for i, case in enumerate(self._shared):
+                    if self._fits(case, gpu):
+                        del self._shared[i]
+                        case.ran_alone = False
+                        self._claimed[gpu] += self._claim(case, gpu)
+                        self._running[gpu] += 1
+                        self._shared_running += 1
+                        return case
+                # Alone: once no case that shares is left to start, and nothing runs on this GPU (then
+                # nothing else can start on it until this one has finished).
+                if not self._shared and self._running[gpu] == 0 and self._alone:
+                    case = self._alone.pop(0)
+                    case.ran_alone = True
+                    self._running[gpu] += 1
+                    return case
+                if not self._shared and not self._alone and self._shared_running == 0:
+                    return None
+                self._ready.wait()
+            return None
+
+    def finished(self, gpu: int, case: Case) -> bool:
+        """@case has run on @gpu: free its place. True when it found too little GPU memory beside
+        others, and so is queued to run again, alone (its verdict is not the final one yet)."""
+        with self._ready:
+            self._running[gpu] -= 1
+            again = False
+            if not case.ran_alone:
+                self._claimed[gpu] -= self._claim(case, gpu)
+                self._shared_running -= 1
+                again = self._sharing_gpus and case.short_of_memory
+                if again:
+                    self._alone.append(case)
+                    self.ran_again += 1
+                if not self._shared and self._shared_running == 0:
+                    self.shared_until = time.monotonic()
+            self._ready.notify_all()
+            return again
+
+    def stop(self):
+        """Give no more cases to anyone (grading itself broke)."""
+        with self._ready:
+            self._stopped = True
+            self._ready.notify_all()
