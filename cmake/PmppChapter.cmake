@@ -97,7 +97,7 @@ function(pmpp_add_catch2_tests target label lib dir)
   endforeach()
   add_executable(${target} ${sources})
   target_link_libraries(${target} PRIVATE ${lib} pmpp_test_support pmpp_warnings)
-  # SKIP() exits with 4 when every selected case skipped; Catch2 < 3.7.1 does not tell CTest so.
+  # Status 4: every selected case skipped (SKIP); any failure exits 42 (tests/support/exit_status.hpp).
   catch_discover_tests(${target}
     TEST_PREFIX "${target}: "
     PROPERTIES LABELS ${label} SKIP_RETURN_CODE 4)

@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     const bool have_gpu = gpu_available(&why);
     int count = 0;
     if (have_gpu) CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (have_gpu && o.gpus > count)
+    // The analysis alone may describe GPUs this machine lacks (what would 8 GPUs send?).
+    if (have_gpu && o.gpus > count && !o.analysis_only)
       throw UsageError("--gpus " + std::to_string(o.gpus) + ": this machine has " + std::to_string(count) + " GPU(s)");
     const bool known = have_gpu || o.gpus > 0;
     const int gpus = o.gpus > 0 ? o.gpus : (have_gpu ? count : 4);

@@ -4,7 +4,8 @@
 // These executables hold the tests, the CPU references and the verdict, and no code under test: it
 // runs in the worker. Exit status: Catch2's, or kMisbehavedExitStatus when the code under test did
 // not start, crashed, hung or broke the protocol during the case (then the case has failed, whatever
-// its checks said; a line "pmpp-grader: ..." on stdout says why).
+// its checks said; a line "pmpp-grader: ..." on stdout says why). Any failed check gives
+// pmpp_test::kFailedExitStatus, never a status CTest could read as "skipped" (see exit_status.hpp).
 #include <sys/prctl.h>
 
 #include <catch2/catch_session.hpp>
@@ -17,6 +18,7 @@
 #include <iostream>
 #include <thread>
 
+#include "exit_status.hpp"
 #include "workers.hpp"
 
 namespace {
@@ -58,5 +60,5 @@ int main(int argc, char* argv[]) {
     std::cout << "pmpp-grader: " << pmpp_grader::misbehaviour() << std::endl;
     return pmpp_grader::kMisbehavedExitStatus;
   }
-  return status;
+  return pmpp_test::exit_status(status);
 }
