@@ -83,6 +83,13 @@ LinkBandwidth measure_links(Ring& ring, std::size_t bytes, int repetitions, cons
   if (ring.ranks() < 2 || bytes == 0) return result;
   repetitions = std::max(repetitions, 1);
   std::vector<std::vector<double>> alone(local), together(local);
+  // The ring's streams do not wait for the default stream: finish whatever the caller enqueued on
+  // these GPUs (filling the vectors, say) before a copy reads or overwrites them, and so that nothing
+  // else runs during the timed copies. The barrier then waits for the other processes' GPUs.
+  for (int rank : ring.local_ranks()) {
+    CUDA_CHECK(cudaSetDevice(ring.device(rank)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
   // One warm-up copy per rank: the first copy over a link sets up its mappings.
   barrier();
   for (std::size_t k = 0; k < local; ++k) time_copies(ring, {k}, bytes);
