@@ -67,6 +67,7 @@ function(pmpp_add_chapter name)
   # Every program once on a small input: exit 0 on a GPU, 77 ("no GPU") is reported as skipped.
   foreach(exe IN LISTS programs)
     pmpp_add_program_test(${exe}.runs ${exe} ${ARG_SMOKE_ARGS})
+    pmpp_add_json_test(${exe} ANALYSIS ARGS ${ARG_SMOKE_ARGS})
   endforeach()
   # The same programs are run under compute-sanitizer by cmake/Sanitizer.cmake, once every chapter
   # has been added: remember them with their arguments.
@@ -87,6 +88,30 @@ function(pmpp_add_program_test test program)
   endif()
   add_test(NAME ${test} COMMAND ${program} ${ARGN})
   set_tests_properties(${test} PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+endfunction()
+
+# pmpp_add_json_test(<program> [ANALYSIS] ARGS <args>...): what the program writes with --json must be a
+# valid run record (book/tools/run_record.py: unique keys, rows with exactly the table's columns,
+# printed cells that are their values rounded, the exit status it returned):
+#   <program>.json           run with <args> (labels "gpu;program"). Without a GPU the record of what the
+#                            program printed is checked, and the test then reports skipped.
+#   <program>.json_analysis  run with --analysis (label "host"), for programs that take it.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+function(pmpp_add_json_test program)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "ANALYSIS" "" "ARGS")
+  if(NOT PMPP_BUILD_TESTS OR NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(check ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/book/tools/run_record.py)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/records)
+  file(MAKE_DIRECTORY ${dir})
+  add_test(NAME ${program}.json COMMAND ${check} --run ${dir}/${program}.json -- $<TARGET_FILE:${program}> ${ARG_ARGS})
+  set_tests_properties(${program}.json PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+  if(ARG_ANALYSIS)
+    add_test(NAME ${program}.json_analysis
+      COMMAND ${check} --run ${dir}/${program}_analysis.json -- $<TARGET_FILE:${program}> ${ARG_ARGS} --analysis)
+    set_tests_properties(${program}.json_analysis PROPERTIES LABELS "host;json")
+  endif()
 endfunction()
 
 # One Catch2 executable; each test case becomes its own CTest test (its own process).

@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
     add_options(cli, options);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
+    RunRecord record(program, argc, argv, options.json);
+    record.set_problem(problem_in_words(options));
 
     std::vector<const Stage*> all;
     for (const Stage& s : stages()) all.push_back(&s);
@@ -67,11 +69,14 @@ int main(int argc, char** argv) {
     std::printf("\nThe text's model for each stage, radius %d:\n", options.radius);
     const Table intensity = intensity_table(all, options);
     intensity.print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
+    record.add("fig_7_14", "The text's Fig 7.14: OP/B of the tiled kernel against the input tile", fig);
+    record.add("model", "The text's model for each stage", intensity);
+    if (options.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+    if (!gpu_or_explain(program)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\nproblem: ", device.summary().c_str());
     Problem problem(options);
     std::printf("%s\n\n", problem.describe().c_str());
@@ -92,9 +97,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", line.c_str());
       results.add_note(line);  // the recorded run keeps the explanation with the numbers
     }
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &results}, {"model", &intensity}, {"fig_7_14", &fig}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("results", "Stages side by side with cuDNN", results);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

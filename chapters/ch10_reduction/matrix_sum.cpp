@@ -80,11 +80,14 @@ int main(int argc, char** argv) {
     std::printf("%s: %s floats, %ux%u patches per pass: %zu passes, %s\n\n", program, shape_text(shape).c_str(),
                 MATRIX_PATCH, MATRIX_PATCH, shapes.size() - 1, pass_plan(shapes).c_str());
     print_explanation();
-    if (o.analysis_only) return int{kExitPass};
+    RunRecord record(program, argc, argv, o.json);
+    record.set_problem(shape_text(shape) + " matrix of " + (o.inputs == "floats" ? "random floats" : "small integers"));
+    if (o.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+    if (!gpu_or_explain(program)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     const InputKind kind = o.inputs == "floats" ? InputKind::floats : InputKind::exact;
     const std::vector<float> matrix = make_inputs(shape.size(), Op::sum, kind, o.seed);
     const double want = matrix_sum_reference(matrix);
@@ -142,9 +145,8 @@ int main(int argc, char** argv) {
     per_pass.print(std::cout);
     std::printf("\nAll passes:\n");
     totals.print(std::cout);
-    if (!o.json.empty())
-      write_run_json(o.json, program, device.name, command_line(argc, argv),
-                     {{"passes", &per_pass}, {"totals", &totals}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("passes", "Each pass of each strategy alone", per_pass);
+    record.add("totals", "Inner against outer: all passes", totals);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }
