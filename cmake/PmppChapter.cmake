@@ -3,6 +3,8 @@
 #   SOURCES  <file>...    the rest of the chapter library (CPU reference, analysis, stage table)
 #   DRIVER   <file>       main() of a stage program; compiled once per stage with PMPP_STAGE_ID="<id>"
 #   PROGRAMS <file>...    further programs, one per file (the side-by-side program first: the tour runs it)
+#   TOUR_ARGS "<args>"... the tour's runs of the side-by-side program, in order, each a string of
+#                         arguments (default: one run with its defaults)
 #   LIBRARIES <target>... extra libraries for the chapter library (cuDNN, cuBLAS, CUB)
 #   HOST_TESTS <file>...  Catch2 tests that need no GPU (label "host")
 #   GPU_TESTS <file>...   Catch2 tests that SKIP without a GPU (label "gpu")
@@ -16,7 +18,7 @@
 # chNN_<program>; tests chNN_host_tests and chNN_gpu_tests from tests/chNN/; CTest entries for every test case and every program.
 function(pmpp_add_chapter name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS;SANITIZER_ARGS")
+    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS;SANITIZER_ARGS;TOUR_ARGS")
   set(lib pmpp_${name})
   string(REGEX MATCH "^ch[0-9]+" prefix ${name})   # ch07_convolution -> ch07: programs ch07_01_basic, ...
 
@@ -50,7 +52,12 @@ function(pmpp_add_chapter name)
     if(first_program STREQUAL "")
       list(APPEND programs ${exe})
       set(first_program ${exe})
-      set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_PROGRAMS ${exe})
+      if(NOT ARG_TOUR_ARGS)
+        set(ARG_TOUR_ARGS " ")
+      endif()
+      foreach(run IN LISTS ARG_TOUR_ARGS)  # "<program>|<arguments>" for cmake/RunTour.cmake
+        set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_RUNS "${exe}|${run}")
+      endforeach()
     endif()
   endforeach()
 
