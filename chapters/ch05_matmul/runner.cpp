@@ -22,7 +22,7 @@ void add_options(Cli& cli, Options& o) {
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--exact", o.exact, "small-integer inputs: the check demands bit-exact results")
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
 }
 
 std::string problem_in_words(const Options& o) {

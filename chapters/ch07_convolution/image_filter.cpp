@@ -44,7 +44,7 @@ void add_image_options(Cli& cli, ImageOptions& o) {
       .option("--channels", o.channels, "built-in picture channels: 1 gray, 2 +alpha, 3 RGB, 4 RGBA (0: 3)", 0,
               MAX_IMAGE_CHANNELS)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
-      .option("--json", o.json, "also write the results table as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
 }
 
 /// Reject what the option ranges cannot express. Everything here runs before any GPU work.

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
         .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
         .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
         .flag("--analysis", o.analysis_only, "print the pass plan and the explanation only (needs no GPU)")
-        .option("--json", o.json, "also write the tables as JSON to this file");
+        .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
     if (!cli.parse(argc, argv)) return int{kExitPass};
     const MatrixShape shape{o.rows, o.cols};
     if (shape.size() > (std::size_t{1} << 31))

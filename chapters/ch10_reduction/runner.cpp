@@ -24,7 +24,7 @@ void add_options(Cli& cli, Options& o, bool traceable) {
       .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
   if (traceable)
     cli.flag("--trace", o.trace,
              "print each step's adding threads and the elements they add, recorded on the GPU (n <= 64)");
