@@ -30,8 +30,10 @@ tour: configure
 test: build
 	ctest --preset $(PRESET) -j $(TEST_JOBS) -LE exercise
 
-docs: configure
+# The book's tools first, then configure, so that CMake finds them (Doxygen, MathJax, Chromium).
+docs: deps
 	@scripts/install-dependencies --docs
+	cmake --preset $(PRESET) > /dev/null
 	cmake --build $(BUILD) --target docs
 
 grade: configure
