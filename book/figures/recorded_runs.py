@@ -64,13 +64,13 @@ def chapter_number(program):
 # ---- Markdown ------------------------------------------------------------------------------------
 
 def escape(text):
-    """Text safe in Doxygen Markdown and HTML: no column breaks, commands, tags, emphasis or link
-    requests ("::name" asks Doxygen for a link)."""
+    """Text safe in Doxygen Markdown and HTML: no column breaks, commands, tags, emphasis, link
+    requests ("::name" asks Doxygen for a link) or dashes turned into en and em dashes."""
     text = str(text)
     for old, new in (("\\", "\\\\"), ("&", "&amp;"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("@", "\\@"),
                      ("#", "\\#"), ("*", "\\*"), ("`", "'"), ("::", "\\::"), ("$", "\\$")):
         text = text.replace(old, new)
-    return text
+    return re.sub(r"-{2,3}", lambda m: "\\" + m.group(0), text)  # "--n" stays "--n", not an en dash
 
 
 def code(text):

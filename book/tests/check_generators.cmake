@@ -57,7 +57,7 @@ expect(chart_ch07_convolution_fixture.svg ">limit: DRAM floor: 0.1118 ms</text>"
 expect(run_ch10_never_recorded_results.md "Not recorded yet")
 # The page of every run: headings per chapter and device and per run; a table shown twice is referred to.
 expect(recorded_runs.md "## Chapter 5 on the Fixture H100 PCIe")
-expect(recorded_runs.md "### ch07_convolution --radius 4 \\{#recorded_")
+expect(recorded_runs.md "### ch07_convolution \\\\--radius 4 \\{#recorded_")
 expect(recorded_runs.md "the same table as in \\\\ref recorded_fixture_h200")
 # The counters page: real headings with anchors, cells escaped outside code spans only.
 expect(counters.md "## On the Fixture GPU \\(test data, not a measurement\\) \\{#counters_fixture_gpu")

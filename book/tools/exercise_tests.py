@@ -23,7 +23,7 @@ def escape(text):
     for old, new in (("\\", "\\\\"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("@", "\\@"), ("#", "\\#"),
                      ("*", "\\*"), ("_", "\\_"), ("::", "\\::")):
         text = text.replace(old, new)
-    return text
+    return re.sub(r"-{2,3}", lambda m: "\\" + m.group(0), text)  # not an en or em dash
 
 
 def exercises(project):
