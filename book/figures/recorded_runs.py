@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
 import run_record  # noqa: E402  (book/tools: the one reader of run records)
+from doxygen_text import escape  # noqa: E402
 
 MARKER = "GENERATED_CONTENT"
 FRAGMENT_USE = re.compile(r"\\includedoc\s+((?:run|chart|roofline)_[A-Za-z0-9_]+\.md)")
@@ -62,16 +63,6 @@ def chapter_number(program):
 
 
 # ---- Markdown ------------------------------------------------------------------------------------
-
-def escape(text):
-    """Text safe in Doxygen Markdown and HTML: no column breaks, commands, tags, emphasis, link
-    requests ("::name" asks Doxygen for a link) or dashes turned into en and em dashes."""
-    text = str(text)
-    for old, new in (("\\", "\\\\"), ("&", "&amp;"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("@", "\\@"),
-                     ("#", "\\#"), ("*", "\\*"), ("`", "'"), ("::", "\\::"), ("$", "\\$")):
-        text = text.replace(old, new)
-    return re.sub(r"-{2,3}", lambda m: "\\" + m.group(0), text)  # "--n" stays "--n", not an en dash
-
 
 def code(text):
     """Inline code: Doxygen shows it verbatim (a backtick inside would end it early)."""
@@ -335,18 +326,15 @@ def roofline_svg(device, points, title):
 
     out = svg_open(WIDTH, height, title)
     out.append(f'<text x="12" y="26" font-size="{LARGE}" font-weight="bold">{svg_escape(title)}</text>')
-    d = x_lo
-    while d <= x_hi * 1.0001:
+    decades = lambda lo, hi: [lo * 10 ** k for k in range(round(math.log10(hi / lo)) + 1)]
+    for d in decades(x_lo, x_hi):  # a grid line and a label per decade, on both axes
         out.append(f'<line x1="{px(d):.1f}" y1="{top}" x2="{px(d):.1f}" y2="{bottom}" stroke="#e3e3e3"/>')
         out.append(f'<text x="{px(d):.1f}" y="{bottom + 19}" text-anchor="middle" font-size="{SMALL}" fill="#333">'
                    f"{decade_label(d)}</text>")
-        d *= 10
-    d = y_lo
-    while d <= y_hi * 1.0001:
+    for d in decades(y_lo, y_hi):
         out.append(f'<line x1="{left}" y1="{py(d):.1f}" x2="{right}" y2="{py(d):.1f}" stroke="#e3e3e3"/>')
         out.append(f'<text x="{left - 6}" y="{py(d) + 4:.1f}" text-anchor="end" font-size="{SMALL}" fill="#333">'
                    f"{decade_label(d)}</text>")
-        d *= 10
     out.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>')
     out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#333"/>')
     out.append(f'<text x="{(left + right) / 2}" y="{bottom + 40}" text-anchor="middle" font-size="{SMALL}">'

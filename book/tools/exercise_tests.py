@@ -14,16 +14,11 @@ import pathlib
 import re
 import sys
 
+from doxygen_text import escape
+
 HEADER = re.compile(r"^//\s*Exercise (\d+)\.(\d+):\s*(.*?)\s{2,}(\d+) points")
 TEST_CASE = re.compile(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"')
 POINTS = re.compile(r"\[points=(\d+)\]")
-
-
-def escape(text):
-    for old, new in (("\\", "\\\\"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("@", "\\@"), ("#", "\\#"),
-                     ("*", "\\*"), ("_", "\\_"), ("::", "\\::")):
-        text = text.replace(old, new)
-    return re.sub(r"-{2,3}", lambda m: "\\" + m.group(0), text)  # not an en or em dash
 
 
 def exercises(project):
