@@ -253,7 +253,7 @@ int run_program(const std::string& program, const std::string& summary, const st
     add_options(cli, options);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
-    RunRecord record(program, argc, argv, options.json);
+    RunRecord record(program, command_line(argc, argv), options.json);
     record.set_problem(problem_in_words(options));
 
     std::printf("%s\n", program.c_str());

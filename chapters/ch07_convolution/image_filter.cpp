@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     std::printf("mask:    %s\n%s", mask.describe().c_str(), mask.table().c_str());
     std::printf("borders: clamp-to-edge; each channel filtered on its own; sums clamped to [0, 255], rounded to "
                 "nearest (ties to even)\n\n");
-    RunRecord record(kProgram, argc, argv, o.json);
+    RunRecord record(kProgram, command_line(argc, argv), o.json);
     record.set_problem(input.describe() + ", " + mask.describe());
     if (!gpu_or_explain(kProgram)) return record.finish(kExitNoGpu);
 

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     std::printf("%s: %s floats, %ux%u patches per pass: %zu passes, %s\n\n", program, shape_text(shape).c_str(),
                 MATRIX_PATCH, MATRIX_PATCH, shapes.size() - 1, pass_plan(shapes).c_str());
     print_explanation();
-    RunRecord record(program, argc, argv, o.json);
+    RunRecord record(program, command_line(argc, argv), o.json);
     record.set_problem(shape_text(shape) + " matrix of " + (o.inputs == "floats" ? "random floats" : "small integers"));
     if (o.analysis_only) return record.finish(kExitPass);
     std::printf("\n");

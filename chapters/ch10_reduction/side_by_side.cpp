@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     add_options(cli, options, false);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options, nullptr);
-    RunRecord record(program, argc, argv, options.json);
+    RunRecord record(program, command_line(argc, argv), options.json);
     record.set_problem(problem_in_words(options));
 
     std::vector<Measurement> planned;

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     add_options(cli, options, stage.traceable);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options, &stage);
-    RunRecord record(program, argc, argv, options.json);
+    RunRecord record(program, command_line(argc, argv), options.json);
     record.set_problem(problem_in_words(options));
 
     std::printf("%s: %s (PMPP %s)\n\n", program.c_str(), stage.title, stage.figure);

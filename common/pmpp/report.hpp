@@ -218,9 +218,10 @@ inline std::string command_line(int argc, const char* const* argv) {
 /// writes it on every path that prints tables, so a run without a GPU records its analysis too.
 class RunRecord {
  public:
-  /// @param path  where to write (the --json value); empty: finish() writes nothing.
-  RunRecord(std::string program, int argc, const char* const* argv, std::string path)
-      : program_(std::move(program)), arguments_(command_line(argc, argv)), path_(std::move(path)) {}
+  /// @param arguments  the command line after the program's name (command_line(argc, argv))
+  /// @param path       where to write (the --json value); empty: finish() writes nothing.
+  RunRecord(std::string program, std::string arguments, std::string path)
+      : program_(std::move(program)), arguments_(std::move(arguments)), path_(std::move(path)) {}
 
   void set_device(std::string name) { device_ = std::move(name); }
   /// The problem in words, e.g. "2^24 floats, sum": the book's captions name it.

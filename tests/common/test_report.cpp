@@ -78,7 +78,7 @@ TEST_CASE("numbers round half away from zero, as the text prints them", "[report
 TEST_CASE("a run record keeps program, device, problem, status and titled tables", "[report]") {
   const char* argv[] = {"prog", "--n", "7"};
   const std::string path = "test_report_record.json";
-  pmpp::RunRecord record("prog", 3, argv, path);
+  pmpp::RunRecord record("prog", pmpp::command_line(3, argv), path);
   record.set_problem("sum of 7 floats");
   pmpp::Table t({"stage", "ms"});
   t.add_row({"01", pmpp::Cell::num(0.5, 1)});
@@ -98,6 +98,6 @@ TEST_CASE("a run record keeps program, device, problem, status and titled tables
   CHECK(json.find("\"results\": {\"title\": \"Stages side by side\",") != std::string::npos);
   std::remove(path.c_str());
 
-  pmpp::RunRecord quiet("prog", 1, argv, "");  // no --json: nothing written
+  pmpp::RunRecord quiet("prog", "", "");  // no --json: nothing written
   CHECK(quiet.finish(0) == 0);
 }
