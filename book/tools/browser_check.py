@@ -57,6 +57,10 @@ PAGE_CHECK = r"""
   const figureInfo = [];
   document.querySelectorAll('.MathJax_Error, merror, [data-mjx-error]').forEach(
       e => problems.push('MathJax error shown: ' + e.textContent.trim().slice(0, 80)));
+  // Images still on their way (a busy machine) are waited for, up to a few seconds, before judging them.
+  const pending = [...document.images].filter(img => !img.complete).map(
+      img => new Promise(resolve => { img.addEventListener('load', resolve); img.addEventListener('error', resolve); }));
+  await Promise.race([Promise.all(pending), new Promise(resolve => setTimeout(resolve, 5000))]);
   for (const img of document.images) {
     if (!img.complete || img.naturalWidth === 0) problems.push('image did not load: ' + img.getAttribute('src'));
   }
