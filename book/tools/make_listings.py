@@ -7,7 +7,8 @@ The reduction kernels take a `Probe` and call it at every add and every global a
 compile to nothing, the instrumented build one that counts. The tested source has to keep those
 calls, but a listing in the book should read like the kernel a student writes from the text. So the
 copies drop, and only drop:
-  - statements that only feed the probe: a line `probe.name(...);` (with its comment, if any);
+  - statements that only feed the probe: a line `probe.name(...);` (with its comment, if any), and a
+    kernel's own probe that counts nothing, declared on a line of its own (`NoProbe probe;`);
   - the probe in signatures: `template <class Probe>` lines, `, class Probe` in a template list,
     a `Probe probe` / `Probe& probe` parameter (alone on a line, the previous line's comma goes too);
   - the probe as the last argument of a call: `, probe)`;
@@ -26,6 +27,7 @@ import sys
 
 SUFFIXES = {".cu", ".cuh", ".cpp", ".hpp", ".h"}
 PROBE_STATEMENT = re.compile(r"^\s*probe\.\w+\(.*\);\s*(//.*)?$")
+PROBE_DECLARATION = re.compile(r"^\s*\w*Probe\s+probe\s*;\s*(//.*)?$")
 TEMPLATE_ONLY_PROBE = re.compile(r"^\s*template\s*<\s*class\s+Probe\s*>\s*$")
 PROBE_IN_TEMPLATE = re.compile(r",\s*class\s+Probe\b")
 PROBE_PARAMETER = re.compile(r",\s*Probe\s*&?\s*probe\b")
@@ -48,7 +50,7 @@ def strip(text):
         if m := WITH_PROBE.match(body):
             dedent.append(len(m.group(1)))
             continue
-        if PROBE_STATEMENT.match(body) or TEMPLATE_ONLY_PROBE.match(body):
+        if PROBE_STATEMENT.match(body) or PROBE_DECLARATION.match(body) or TEMPLATE_ONLY_PROBE.match(body):
             continue
         if m := PROBE_PARAMETER_LINE.match(body):
             previous = out.pop().rstrip("\n").rstrip()

@@ -19,6 +19,11 @@ __global__ void DemoWideKernel(const float* input, float* output, std::size_t n,
                                Probe probe) {
   output[0] = demo_reduce(op, input[0], probe);
 }
+
+__global__ void DemoOneLaunchKernel(const float* input, float* output) {
+  NoProbe probe;
+  output[0] = demo_reduce(Sum{}, input[0], probe);
+}
 //! [kernel]
 
 //! [launcher]

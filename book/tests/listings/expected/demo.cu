@@ -14,6 +14,10 @@ template <class Operator>
 __global__ void DemoWideKernel(const float* input, float* output, std::size_t n, Operator op) {
   output[0] = demo_reduce(op, input[0]);
 }
+
+__global__ void DemoOneLaunchKernel(const float* input, float* output) {
+  output[0] = demo_reduce(Sum{}, input[0]);
+}
 //! [kernel]
 
 //! [launcher]
