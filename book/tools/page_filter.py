@@ -5,7 +5,8 @@ Doxygen runs it as `page_filter.py ORDER PAGE` for every *.md it reads and uses 
 ORDER lists the book's pages in reading order, one stem per line (written by book/CMakeLists.txt from
 book/pages.txt). A page in that list gets a line at its end that links the previous and the next page;
 the repository's README gets a stable anchor on every heading (readme_<words>) so that the book can
-link its sections. Any other file passes through unchanged.
+link its sections, and its links to its own sections, written as GitHub names them
+(`[...](#when-it-does-not-run)`), point to those anchors. Any other file passes through unchanged.
 
 Python 3 standard library only.
 """
@@ -47,6 +48,8 @@ def readme_with_anchors(text):
                 line = f"# README {{#readme}}"
             else:
                 line = f"{level} {title} {{#readme_{slug(title)}}}"
+        if not in_code:
+            line = re.sub(r"\]\(#([a-z0-9-]+)\)", lambda link: f"](#readme_{slug(link.group(1))})", line)
         out.append(line)
     return "\n".join(out) + "\n"
 
