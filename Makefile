@@ -36,7 +36,8 @@ tour: configure
 test: build
 	ctest --preset $(PRESET) -j $(TEST_JOBS) -LE exercise
 
-# The docs tools are installed before CMake configures, so that it finds them on the first run.
+# The book's tools first (Doxygen, MathJax, Chromium), then configure, so that CMake finds them on the
+# first run.
 docs: deps
 	@scripts/install-dependencies --docs
 	@$(MAKE) configure

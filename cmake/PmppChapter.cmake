@@ -3,6 +3,8 @@
 #   SOURCES  <file>...    the rest of the chapter library (CPU reference, analysis, stage table)
 #   DRIVER   <file>       main() of a stage program; compiled once per stage with PMPP_STAGE_ID="<id>"
 #   PROGRAMS <file>...    further programs, one per file (the side-by-side program first: the tour runs it)
+#   TOUR_ARGS "<args>"... the tour's runs of the side-by-side program, in order, each a string of
+#                         arguments (default: one run with its defaults)
 #   LIBRARIES <target>... extra libraries for the chapter library (cuDNN, cuBLAS, CUB)
 #   HOST_TESTS <file>...  Catch2 tests that need no GPU (label "host")
 #   GPU_TESTS <file>...   Catch2 tests that SKIP without a GPU (label "gpu")
@@ -16,7 +18,7 @@
 # chNN_<program>; tests chNN_host_tests and chNN_gpu_tests from tests/chNN/; CTest entries for every test case and every program.
 function(pmpp_add_chapter name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS;SANITIZER_ARGS")
+    "DRIVER" "STAGES;SOURCES;PROGRAMS;LIBRARIES;HOST_TESTS;GPU_TESTS;SMOKE_ARGS;SANITIZER_ARGS;TOUR_ARGS")
   set(lib pmpp_${name})
   string(REGEX MATCH "^ch[0-9]+" prefix ${name})   # ch07_convolution -> ch07: programs ch07_01_basic, ...
 
@@ -50,7 +52,12 @@ function(pmpp_add_chapter name)
     if(first_program STREQUAL "")
       list(APPEND programs ${exe})
       set(first_program ${exe})
-      set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_PROGRAMS ${exe})
+      if(NOT ARG_TOUR_ARGS)
+        set(ARG_TOUR_ARGS " ")
+      endif()
+      foreach(run IN LISTS ARG_TOUR_ARGS)  # "<program>|<arguments>" for cmake/RunTour.cmake
+        set_property(GLOBAL APPEND PROPERTY PMPP_TOUR_RUNS "${exe}|${run}")
+      endforeach()
     endif()
   endforeach()
 
@@ -67,6 +74,7 @@ function(pmpp_add_chapter name)
   # Every program once on a small input: exit 0 on a GPU, 77 ("no GPU") is reported as skipped.
   foreach(exe IN LISTS programs)
     pmpp_add_program_test(${exe}.runs ${exe} ${ARG_SMOKE_ARGS})
+    pmpp_add_json_test(${exe} ANALYSIS ARGS ${ARG_SMOKE_ARGS})
   endforeach()
   # The same programs are run under compute-sanitizer by cmake/Sanitizer.cmake, once every chapter
   # has been added: remember them with their arguments.
@@ -87,6 +95,35 @@ function(pmpp_add_program_test test program)
   endif()
   add_test(NAME ${test} COMMAND ${program} ${ARGN})
   set_tests_properties(${test} PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+endfunction()
+
+# pmpp_add_json_test(<program> [ANALYSIS] [NAME <mode>] ARGS <args>...): what the program writes with
+# --json must be a valid run record (book/tools/run_record.py: unique keys, rows with exactly the
+# table's columns, printed cells that are their values rounded, the exit status it returned):
+#   <program>.json           run with <args> (labels "gpu;program"). Without a GPU the record of what the
+#                            program printed is checked, and the test then reports skipped.
+#   <program>.json_analysis  run with --analysis (label "host"), for programs that take it.
+# NAME names a second mode of the same program (<program>.<mode>.json), such as ch07_convolution --sweep.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+function(pmpp_add_json_test program)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "ANALYSIS" "NAME" "ARGS")
+  if(NOT PMPP_BUILD_TESTS OR NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(test ${program})
+  if(ARG_NAME)
+    set(test ${program}.${ARG_NAME})
+  endif()
+  set(check ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/book/tools/run_record.py)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/records)
+  file(MAKE_DIRECTORY ${dir})
+  add_test(NAME ${test}.json COMMAND ${check} --run ${dir}/${test}.json -- $<TARGET_FILE:${program}> ${ARG_ARGS})
+  set_tests_properties(${test}.json PROPERTIES LABELS "gpu;program" SKIP_RETURN_CODE 77)
+  if(ARG_ANALYSIS)
+    add_test(NAME ${test}.json_analysis
+      COMMAND ${check} --run ${dir}/${test}_analysis.json -- $<TARGET_FILE:${program}> ${ARG_ARGS} --analysis)
+    set_tests_properties(${test}.json_analysis PROPERTIES LABELS "host;json")
+  endif()
 endfunction()
 
 # One Catch2 executable; each test case becomes its own CTest test (its own process).

@@ -44,7 +44,7 @@ void write_fig_7_14(const std::string& dir) {
            R"(stroke="#777" stroke-dasharray="5 4")");
   svg.text(plot.x(kLargestBlockSide) + 5, plot.top + 12,
            "T = 32: 1024 threads, the largest block",
-           R"(fill="#555" font-size="12")");
+           R"(fill="#555" font-size="13")");
 
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& row = rows[i];
@@ -55,7 +55,7 @@ void write_fig_7_14(const std::string& dir) {
 
     svg.line(plot.x(0), plot.y(row.bound), plot.x(x_end), plot.y(row.bound),
              stroke + R"( stroke-width="1" stroke-dasharray="2 3")");
-    svg.text(plot.x(0) + 4, plot.y(row.bound) - 4, "bound " + fmt(row.bound), fill + R"( font-size="11")");
+    svg.text(plot.x(0) + 4, plot.y(row.bound) - 4, "bound " + fmt(row.bound), fill + R"( font-size="13")");
 
     // Solid where a block of one thread per input pixel can exist (T <= 32), dashed beyond.
     std::vector<std::pair<double, double>> possible, beyond;
@@ -72,7 +72,7 @@ void write_fig_7_14(const std::string& dir) {
       if (v <= 0) continue;  // the tile is all halo for this filter: no output, no point
       svg.circle(plot.x(tiles[k]), plot.y(v), 3.5, fill);
       if (tiles[k] == kLargestBlockSide)
-        svg.text(plot.x(tiles[k]) - 6, plot.y(v) - 6, fmt(v), fill + R"( text-anchor="end" font-size="12")" + kHalo);
+        svg.text(plot.x(tiles[k]) - 6, plot.y(v) - 6, fmt(v), fill + R"( text-anchor="end" font-size="13")" + kHalo);
     }
     svg.text(plot.x(x_end) + 8, plot.y(ch07::tiled_op_per_byte(x_end, row.radius)) + 4,
              std::to_string(d) + "x" + std::to_string(d) + " filter", fill);

@@ -6,7 +6,8 @@ hand-written ring and NCCL reached at each vector size.
 A recorded run is what ch10_multi_gpu or ch10_multi_gpu_mpi writes with --json (scripts/record-multi-gpu
 records them). Writes results_ch10_multi_gpu.md and one busbw_<run>.svg per run with an all-reduce table.
 
-Python 3 standard library only; the JSON reader and the Markdown tables are recorded_runs.py's.
+Python 3 standard library only; the record reader (book/tools/run_record.py) and the Markdown tables are
+recorded_runs.py's.
 """
 import argparse
 import math
@@ -88,24 +89,23 @@ def busbw_svg(run, table):
     return "\n".join(out) + "\n"
 
 
-def fragment(runs, out_dir):
-    if not runs:
+def fragment(records, out_dir):
+    if not records:
         return ("No multi-GPU run is recorded yet. On a machine with two or more GPUs, `scripts/record-multi-gpu` "
                 "records the runs this section describes into `results/`; their tables and a chart of the bus "
                 "bandwidth appear here once the book is rebuilt.\n")
     parts = []
-    for run in sorted(runs, key=lambda r: (r.device, r.program, r.relpath)):
-        parts.append(rr.div(f"Run `{run.program} {run.shown_arguments}` on **{rr.escape(run.device)}** "
-                            f"(recorded in `{run.relpath}`):") + "\n")
-        for table in run.tables:
-            if table.name == "all_reduce":
-                svg = busbw_svg(run, table)
+    for record in sorted(records, key=lambda r: (r.device, r.program, r.path.as_posix())):
+        parts.append(rr.source_line(record) + "\n")
+        for table in record.tables:
+            if table.key == "all_reduce":
+                svg = busbw_svg(record, table)
                 if svg:
-                    name = f"busbw_{rr.slug(run.relpath)}.svg"
+                    name = f"busbw_{rr.slug(record.path.as_posix())}.svg"
                     (out_dir / name).write_text(svg, encoding="utf-8")
-                    parts.append(f"\\image html {name} \"Bus bandwidth of the all-reduce, hand-written ring and "
-                                 f"NCCL, on {rr.escape(run.device)}.\"\n")
-            parts.append(rr.div(f"Table *{rr.escape(table.name)}*:") + "\n\n" + rr.markdown_table(table))
+                    parts.append(rr.image(name, rr.escape(f"Bus bandwidth of the all-reduce, hand-written ring and "
+                                                          f"NCCL, on the {record.device}.")))
+            parts.append(rr.table_markdown(record, table))
     return "\n".join(parts)
 
 
@@ -115,9 +115,14 @@ def main():
     parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write the fragment and charts")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    runs = [run for run in rr.load_runs(args.results) if run.program.startswith(PROGRAMS)]
-    (args.out / "results_ch10_multi_gpu.md").write_text(fragment(runs, args.out), encoding="utf-8")
-    print(f"multi_gpu_runs.py: {len(runs)} recorded multi-GPU run(s) from {args.results} written to {args.out}")
+    records = []
+    for path in sorted(args.results.rglob("*.json")) if args.results.is_dir() else []:
+        record = rr.run_record.load(path)
+        record.path = path.relative_to(args.results.parent)
+        if record.program.startswith(PROGRAMS):
+            records.append(record)
+    (args.out / "results_ch10_multi_gpu.md").write_text(fragment(records, args.out), encoding="utf-8")
+    print(f"multi_gpu_runs.py: {len(records)} recorded multi-GPU run(s) from {args.results} written to {args.out}")
     return 0
 
 

@@ -1,31 +1,50 @@
 #!/usr/bin/env python3
-"""Turn the recorded GPU runs in results/ into the book's results tables and rooflines.
+"""Turn the recorded GPU runs in results/ into the book's tables, charts and rooflines.
 
-A recorded run is the JSON file a program writes with --json (format: pmpp::write_run_json in
-common/pmpp/report.hpp): {"program", "device", "arguments", "tables": {name: {"columns", "rows",
-"notes"}}}. For every chapter this writes results_<chapter>.md, a Markdown fragment the chapter page
-includes, with each run's tables and a roofline of its measured points; and results_roofline.md with
-one roofline per device over every chapter, for the "How we measure" page. Nothing is typed by hand:
-a number in the book is a number a program printed on the device named next to it.
+A recorded run is the record a program writes with --json (pmpp::RunRecord, read and checked by
+book/tools/run_record.py). Nothing here is typed by hand: a number in the book is a cell a program
+printed on the device named next to it.
+
+Writes into --out:
+  - for every run of the headline device (results/<headline>/<name>.json), the fragments a chapter
+    page includes where it discusses the run: run_<name>_<table>.md (one table with its caption and
+    notes), chart_<name>.md (each stage's time next to the library's and the limits) and
+    roofline_<name>.md, with their SVG figures;
+  - a placeholder for every such fragment a page asks for that no recorded run provides;
+  - recorded_runs.md: the page with every run on every device, from the template book/recorded_runs.md;
+  - counters.md: the "Predicted against measured" page, from the template book/counters.md and the
+    tables scripts/profile recorded in profile/recorded/;
+  - results_roofline.md: one roofline per device over every run, for the "How we measure" page.
+A template holds the line GENERATED_CONTENT where the generated part goes.
 
 Python 3 standard library only.
 """
 import argparse
-import json
 import math
 import pathlib
 import re
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-# The roofs come from what the programs reported on the device (chapter 7's notes say "peak DRAM
-# ... GB/s" and "FP32 floor: ... at ... TFLOP/s"; other tables give GB/s and "% peak DRAM"). Where a
-# program did not report the FP32 peak, it comes from the vendor's published SM count and boost clock:
-# peak = SMs x 128 FP32 lanes per SM (Hopper) x 2 operations per fused multiply-add x clock.
-# Most specific name first. A device known neither way gets the memory roof only, and the figure says so.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
+import run_record  # noqa: E402  (book/tools: the one reader of run records)
+from doxygen_text import escape  # noqa: E402
+
+MARKER = "GENERATED_CONTENT"
+FRAGMENT_USE = re.compile(r"\\includedoc\s+((?:run|chart|roofline)_[A-Za-z0-9_]+\.md)")
+LIBRARIES = ("cub", "cudnn", "cublas")  # the baselines the side-by-side programs measure
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+LIBRARY_COLOUR, STAGE_COLOUR = "#D55E00", "#0072B2"
+LIMIT_STYLES = [("#000000", "6 4"), ("#CC79A7", "2 3"), ("#009E73", "10 3 2 3")]
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+# Figures are drawn 760 px wide with text of at least 13 px, so that text stays above 11 px down to a
+# column 645 px wide (the browser check measures the real column).
+WIDTH, SMALL, NORMAL, LARGE = 760, 13, 14, 15
+
+# Peak FP32 for devices whose runs did not print it: SMs x FP32 lanes per SM x 2 (an FMA) x boost clock,
+# from the vendor's published specifications. Most specific name first.
 FP32_SPECS = [
-    # (substring of the device name, SMs, FP32 lanes per SM, boost clock in MHz)
     ("H100 PCIe", 114, 128, 1755),
     ("H100 NVL", 132, 128, 1785),
     ("H100", 132, 128, 1980),
@@ -33,129 +52,155 @@ FP32_SPECS = [
     ("H200", 132, 128, 1980),
 ]
 
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def chapter_number(program):
+    match = re.match(r"ch(\d+)", program)
+    return int(match.group(1)) if match else 0
+
+
+# ---- Markdown ------------------------------------------------------------------------------------
+
+def code(text):
+    """Inline code: Doxygen shows it verbatim (a backtick inside would end it early)."""
+    return "`" + str(text).replace("`", "'") + "`"
+
+
+def caption(record, table):
+    return f"{table.title}: {record.problem}, on the {record.device}"
+
+
+def source_line(record):
+    return f"Recorded with {code(record.command)} ({code(record.path.as_posix())})."
+
+
+def table_markdown(record, table, *, with_caption=True):
+    """The table as its program printed it, with a caption in words and its notes one per line."""
+    out = []
+    if with_caption:
+        out.append(f'<div class="table-caption">{escape(caption(record, table))}.</div>\n')
+    out.append("| " + " | ".join(escape(c) for c in table.columns) + " |")
+    out.append("|" + "---|" * len(table.columns))
+    for printed in table.printed:
+        out.append("| " + " | ".join(escape(cell) if cell != "" else "&nbsp;" for cell in printed) + " |")
+    out.append("")
+    if table.notes:
+        notes = "".join(f"<div>{escape(note)}</div>" for note in table.notes)
+        out.append(f'<div class="table-notes">{notes}</div>\n')
+    return "\n".join(out) + "\n"
+
+
+# ---- Charts --------------------------------------------------------------------------------------
+
+def svg_escape(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def text_width(text, size):
+    """A generous estimate of rendered text width (DejaVu Sans averages about 0.6 em)."""
+    return 0.62 * size * len(str(text))
+
+
+def svg_open(width, height, title):
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+            f'font-family="{FONT}" font-size="{NORMAL}">',
+            f"<title>{svg_escape(title)}</title>",
+            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>']
+
+
+def results_table(record):
+    """The table with one row per stage and a time: "results" (or "totals", for the matrix sums)."""
+    for key in ("results", "totals"):
+        table = record.table(key)
+        if table and "median ms" in table.columns:
+            return table
+    return None
 
 
 @dataclass
-class Table:
-    name: str
-    columns: list
-    rows: list
-    notes: list
+class Bar:
+    label: str
+    kind: str      # "stage", "library" or "limit"
+    ms: float      # None: no time (skipped, failed)
+    shown: str     # the time as printed, or why there is none
 
 
-@dataclass
-class Run:
-    path: pathlib.Path
-    relpath: str
-    program: str
-    device: str
-    arguments: str
-    tables: list = field(default_factory=list)
-
-    @property
-    def chapter(self):
-        match = re.match(r"(ch\d+)", self.program)
-        return match.group(1) if match else "other"
-
-    @property
-    def shown_arguments(self):
-        """The command line without --json FILE: where the machine wrote its file is no part of the result."""
-        words = self.arguments.split()
-        kept, skip = [], False
-        for word in words:
-            if skip:
-                skip = False
-                continue
-            if word == "--json":
-                skip = True
-                continue
-            if word.startswith("--json="):
-                continue
-            kept.append(word)
-        return " ".join(kept)
+def bars_of(table):
+    name_column = table.columns[0]
+    bars = []
+    for row, printed in zip(table.rows, table.printed):
+        name = str(row[name_column])
+        if "tile" in table.columns and row.get("tile") not in ("-", "", None):
+            name += f" (tile {row['tile']})"
+        kind = "limit" if name.startswith("limit") else "library" if name.lower().startswith(LIBRARIES) else "stage"
+        ms = row["median ms"]
+        check = row.get("check", "PASS")
+        if isinstance(ms, (int, float)) and ms > 0:
+            bars.append(Bar(name, kind, float(ms), printed[table.columns.index("median ms")] + " ms"))
+        else:
+            bars.append(Bar(name, kind, None, "skipped" if check == "skipped" else str(check)))
+    return bars
 
 
-def load_runs(results_dir: pathlib.Path):
-    """Every recorded run under results_dir. Other JSON files (e.g. profiler tables) are reported and skipped."""
-    runs = []
-    if not results_dir.is_dir():
-        return runs
-    for path in sorted(results_dir.rglob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise SystemExit(f"recorded_runs.py: error: {path}: not valid JSON ({error})")
-        relpath = path.relative_to(results_dir.parent).as_posix()
-        if not (isinstance(data, dict) and isinstance(data.get("program"), str) and isinstance(data.get("tables"), dict)):
-            print(f"recorded_runs.py: {relpath}: not a recorded program run (no program/tables); left out of the book")
+def bar_chart_svg(record, table):
+    """Horizontal bars, one per stage and library, shorter is faster; each limit a vertical line."""
+    bars = bars_of(table)
+    rows = [b for b in bars if b.kind != "limit"]
+    limits = [b for b in bars if b.kind == "limit" and b.ms]
+    timed = [b.ms for b in bars if b.ms]
+    if not rows or not timed:
+        return None
+    label_w = max(text_width(b.label, NORMAL) for b in rows) + 16
+    left, right = 12 + label_w, WIDTH - 24
+    bar_h, gap, top = 24, 10, 64
+    plot_bottom = top + len(rows) * (bar_h + gap)
+    height = plot_bottom + 34 + 22 * len(limits) + 30
+    x_max = max(timed) * 1.08
+    x = lambda ms: left + (right - left) * ms / x_max
+    title = f"Time per stage: {record.problem}"
+    out = svg_open(WIDTH, height, f"{title}, on the {record.device}")
+    out.append(f'<text x="12" y="24" font-size="{LARGE}" font-weight="bold">{svg_escape(title)}</text>')
+    out.append(f'<text x="12" y="44" font-size="{SMALL}" fill="#444">median kernel time in ms on the '
+               f"{svg_escape(record.device)}; shorter is faster</text>")
+    for i, b in enumerate(rows):
+        y = top + i * (bar_h + gap)
+        colour = LIBRARY_COLOUR if b.kind == "library" else STAGE_COLOUR
+        out.append(f'<text x="{left - 10}" y="{y + bar_h / 2 + 5}" text-anchor="end">{svg_escape(b.label)}</text>')
+        if b.ms is None:
+            out.append(f'<text x="{left + 6}" y="{y + bar_h / 2 + 5}" fill="#777" font-style="italic">'
+                       f"{svg_escape(b.shown)}</text>")
             continue
-        run = Run(path, relpath, data["program"], str(data.get("device", "unknown device")), str(data.get("arguments", "")))
-        for name, table in data["tables"].items():
-            if not (isinstance(table, dict) and isinstance(table.get("columns"), list) and isinstance(table.get("rows"), list)):
-                raise SystemExit(f"recorded_runs.py: error: {relpath}: table '{name}' has no columns/rows")
-            run.tables.append(Table(name, table["columns"], table["rows"], list(table.get("notes", []))))
-        runs.append(run)
-    return runs
+        end = x(b.ms)
+        out.append(f'<rect x="{left}" y="{y}" width="{end - left:.1f}" height="{bar_h}" fill="{colour}"/>')
+        if end + 8 + text_width(b.shown, SMALL) < WIDTH - 4:
+            out.append(f'<text x="{end + 6:.1f}" y="{y + bar_h / 2 + 5}" font-size="{SMALL}">{svg_escape(b.shown)}</text>')
+        else:
+            out.append(f'<text x="{end - 6:.1f}" y="{y + bar_h / 2 + 5}" font-size="{SMALL}" text-anchor="end" '
+                       f'fill="#ffffff">{svg_escape(b.shown)}</text>')
+    out.append(f'<line x1="{left}" y1="{top - 6}" x2="{left}" y2="{plot_bottom}" stroke="#333"/>')
+    for k, b in enumerate(limits):
+        colour, dash = LIMIT_STYLES[k % len(LIMIT_STYLES)]
+        lx = x(b.ms)
+        out.append(f'<line x1="{lx:.1f}" y1="{top - 8}" x2="{lx:.1f}" y2="{plot_bottom}" stroke="{colour}" '
+                   f'stroke-width="2" stroke-dasharray="{dash}"/>')
+        ly = plot_bottom + 30 + 22 * k
+        out.append(f'<line x1="12" y1="{ly - 5}" x2="52" y2="{ly - 5}" stroke="{colour}" stroke-width="2" '
+                   f'stroke-dasharray="{dash}"/>')
+        out.append(f'<text x="60" y="{ly}">{svg_escape(b.label)}: {svg_escape(b.shown)}</text>')
+    legend_y = height - 12
+    out.append(f'<rect x="12" y="{legend_y - 11}" width="12" height="12" fill="{STAGE_COLOUR}"/>'
+               f'<text x="30" y="{legend_y}" font-size="{SMALL}">this chapter\'s kernels</text>')
+    if any(b.kind == "library" for b in rows):
+        out.append(f'<rect x="220" y="{legend_y - 11}" width="12" height="12" fill="{LIBRARY_COLOUR}"/>'
+                   f'<text x="238" y="{legend_y}" font-size="{SMALL}">the library, measured in the same run</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
-# ---- Markdown -----------------------------------------------------------------------------------
-
-def fmt_number(value):
-    """Four significant digits without trailing zeros, whole numbers from 1000 up: the recorded JSON
-    keeps full precision, not the decimals the program printed."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if not math.isfinite(value):
-        return str(value)
-    if abs(value) >= 1000:
-        return f"{value:.0f}"
-    return f"{value:.4g}"
-
-
-def escape(text):
-    """Text safe in a Doxygen Markdown table cell: no column breaks, commands, HTML, emphasis or link
-    requests ("::name" asks Doxygen for a link)."""
-    text = str(text)
-    for old, new in (("\\", "\\\\"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("@", "\\@"), ("#", "\\#"),
-                     ("*", "\\*"), ("::", "\\::")):
-        text = text.replace(old, new)
-    return text
-
-
-def div(text):
-    """A block of its own: Doxygen 1.9.4 ignores blank lines between paragraphs of an \\includedoc
-    fragment, but keeps HTML blocks apart."""
-    return f"<div>{text}</div>"
-
-
-def markdown_table(table: Table):
-    lines = ["| " + " | ".join(escape(c) for c in table.columns) + " |",
-             "|" + "---|" * len(table.columns)]
-    for row in table.rows:
-        cells = [escape(fmt_number(row.get(c, "-"))) for c in table.columns]
-        lines.append("| " + " | ".join(cells) + " |")
-    out = "\n".join(lines) + "\n"
-    # Notes as the program printed them: "- " lines become a list, other lines run on as paragraphs.
-    paragraph, items = [], []
-    for note in table.notes + [""]:
-        if note.startswith("- ") or not note:
-            if paragraph:
-                out += "\n" + div(" ".join(paragraph)) + "\n"
-                paragraph = []
-            if note:
-                items.append("- " + escape(note[2:]))
-            continue
-        if items:
-            out += "\n" + "\n".join(items) + "\n"
-            items = []
-        paragraph.append(escape(note))
-    if items:
-        out += "\n" + "\n".join(items) + "\n"
-    return out
-
-
-# ---- Roofline -----------------------------------------------------------------------------------
+# ---- Roofline ------------------------------------------------------------------------------------
 
 @dataclass
 class Point:
@@ -168,94 +213,106 @@ class Point:
 @dataclass
 class Device:
     name: str
-    dram_gbps: float       # from the runs' "% peak DRAM" column (the programs query it from the device)
-    fp32_gflops: float     # 0: unknown, no compute roof
+    dram_gbps: float
+    fp32_gflops: float   # 0: unknown, no compute roof
     fp32_source: str
 
 
 PEAK_DRAM_NOTE = re.compile(r"peak DRAM \(?([0-9.]+) GB/s")
-PEAK_FP32_NOTE = re.compile(r"FP32.*? at ([0-9.]+) TFLOP/s(?: \(([^)]*)\))?")
+PEAK_FP32_NOTE = re.compile(r"at ([0-9.]+) TFLOP/s(?: \(([^)]*)\))?")
 
 
-def device_roofs(name, runs):
+def device_roofs(name, records):
     """The roofs as the programs reported them on this device (their notes, or GB/s over "% peak DRAM");
     peak FP32 from FP32_SPECS only when no program reported it."""
-    dram_notes, fp32_notes = [], []
-    for run in runs:
-        for table in run.tables:
+    dram, fp32 = [], []
+    for record in records:
+        for table in record.tables:
             for note in table.notes:
                 if m := PEAK_DRAM_NOTE.search(note):
-                    dram_notes.append(float(m.group(1)))
-                if m := PEAK_FP32_NOTE.search(note):
-                    fp32_notes.append((float(m.group(1)) * 1000.0, m.group(2) or ""))
-    peaks = list(dram_notes)
-    for run in runs:
-        for table in run.tables:
-            if not dram_notes and {"GB/s", "% peak DRAM"} <= set(table.columns):
+                    dram.append(float(m.group(1)))
+                if "FP32" in note and (m := PEAK_FP32_NOTE.search(note)):
+                    fp32.append((float(m.group(1)) * 1000.0, m.group(2) or ""))
+            if not dram and {"GB/s", "% peak DRAM"} <= set(table.columns):
                 for row in table.rows:
                     gbps, pct = row.get("GB/s"), row.get("% peak DRAM")
                     if isinstance(gbps, (int, float)) and isinstance(pct, (int, float)) and pct > 0:
-                        peaks.append(100.0 * gbps / pct)
-    dram = sorted(peaks)[len(peaks) // 2] if peaks else 0.0
-    if fp32_notes:
-        gflops, how = sorted(fp32_notes)[len(fp32_notes) // 2]
-        return Device(name, dram, gflops, "as the program reported it" + (f" ({how})" if how else ""))
+                        dram.append(100.0 * gbps / pct)
+    dram_gbps = sorted(dram)[len(dram) // 2] if dram else 0.0
+    if fp32:
+        gflops, how = sorted(fp32)[len(fp32) // 2]
+        return Device(name, dram_gbps, gflops, "as the programs reported it" + (f" ({how})" if how else ""))
     for key, sms, lanes, mhz in FP32_SPECS:
         if key in name:
-            gflops = sms * lanes * 2 * mhz / 1000.0
-            return Device(name, dram, gflops,
+            return Device(name, dram_gbps, sms * lanes * 2 * mhz / 1000.0,
                           f"from the published specification: {sms} SMs x {lanes} FP32 lanes x 2 x {mhz} MHz")
-    return Device(name, dram, 0.0, "")
+    return Device(name, dram_gbps, 0.0, "")
 
 
-def roofline_points(runs):
-    """One point per measured row: GFLOP/s against FLOP per byte of compulsory DRAM traffic, taken from
-    the row's own GB/s (compulsory bytes) where the table has it, else from the run's model table
-    ("DRAM-traffic OP/B": operations per byte when every input is read and every output written once)."""
+def roofline_points(records):
+    """One point per measured stage or library row: GFLOP/s against FLOP per byte of compulsory DRAM
+    traffic, from the row's own GB/s (compulsory bytes) where the table has it, else from the run's
+    model table ("DRAM-traffic OP/B": operations per byte when inputs are read and outputs written once)."""
     points = []
-    for run in runs:
-        traffic = {}  # (stage, tile) -> DRAM-traffic OP/B
-        for table in run.tables:
+    for record in records:
+        traffic = {}
+        for table in record.tables:
             if "DRAM-traffic OP/B" in table.columns:
                 for row in table.rows:
                     value = row.get("DRAM-traffic OP/B")
                     if isinstance(value, (int, float)) and value > 0:
-                        traffic[(str(row.get(table.columns[0])), str(row.get("tile", "")))] = value
-        # The compulsory traffic depends on the problem only: a row the model table does not list (the
-        # library baseline) shares it when every listed stage has the same value.
+                        traffic[(str(row[table.columns[0]]), str(row.get("tile", "")))] = value
         shared = next(iter(traffic.values())) if traffic and len(set(traffic.values())) == 1 else None
-        for table in run.tables:
-            if "GFLOP/s" not in table.columns:
+        for table in record.tables:
+            if "GFLOP/s" not in table.columns or "median ms" not in table.columns:
                 continue
             for row in table.rows:
+                name, tile = str(row[table.columns[0]]), str(row.get("tile", ""))
                 gflops = row.get("GFLOP/s")
-                if not isinstance(gflops, (int, float)) or gflops <= 0:
+                if name.startswith("limit") or not isinstance(gflops, (int, float)) or gflops <= 0:
                     continue
-                name, tile = str(row.get(table.columns[0], "?")), str(row.get("tile", ""))
                 gbps = row.get("GB/s")
-                if isinstance(gbps, (int, float)) and gbps > 0:
-                    intensity = gflops / gbps
-                else:
-                    intensity = traffic.get((name, tile), shared)
-                if not intensity:
-                    continue
-                label = name + (f" ({tile})" if tile not in ("", "-") else "")
-                points.append(Point(label, f"{run.program} {run.shown_arguments}".strip(), intensity, gflops))
+                intensity = gflops / gbps if isinstance(gbps, (int, float)) and gbps > 0 else traffic.get((name, tile), shared)
+                if intensity:
+                    label = name + (f" (tile {tile})" if tile not in ("", "-") else "")
+                    points.append(Point(label, record.command, intensity, gflops))
     return points
 
 
-def svg_escape(text):
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+def spread(wanted, low, high, gap):
+    """Positions as close to @wanted (sorted) as possible, at least @gap apart, within [low, high]."""
+    placed = []
+    for y in wanted:
+        placed.append(max(y, placed[-1] + gap) if placed else max(y, low))
+    overflow = placed[-1] - high if placed else 0
+    if overflow > 0:  # push the column up, keeping the gaps
+        placed = [y - overflow for y in placed]
+        for i in range(len(placed) - 2, -1, -1):
+            placed[i] = min(placed[i], placed[i + 1] - gap)
+    return placed
 
 
-def decade_label(value):
-    return f"{value:g}" if 1e-3 <= value < 1e6 else f"1e{round(math.log10(value))}"
+def label_boxes(points_px, column_x, top, bottom):
+    """Where each point's label goes: a column right of the plot, one line each, never overlapping.
+    Returns [(label y, (x0, y0, x1, y1))] in the order of points_px."""
+    order = sorted(range(len(points_px)), key=lambda i: points_px[i][1])
+    ys = spread([points_px[i][1] + 5 for i in order], top + 14, bottom, NORMAL + 5)
+    boxes = [None] * len(points_px)
+    for i, y in zip(order, ys):
+        label = points_px[i][2]
+        boxes[i] = (y, (column_x, y - NORMAL, column_x + text_width(label, NORMAL), y + 4))
+    return boxes
 
 
-def roofline_svg(device: Device, points, title):
-    """A log-log roofline: attainable GFLOP/s = min(peak FP32, intensity x peak DRAM bandwidth)."""
-    width, height = 900, 500
-    left, top, right, bottom = 80, 50, 580, 430
+def roofline_svg(device, points, title):
+    """A log-log roofline, attainable GFLOP/s = min(peak FP32, intensity x peak DRAM), with the
+    labels in a column right of the plot, joined to their points."""
+    series = list(dict.fromkeys(p.series for p in points))
+    legend_lines = sum(len(textwrap.wrap(s, 80)) for s in series)
+    left, top, right = 78, 50, 500
+    bottom = top + max(330, (NORMAL + 5) * len(points) + 20)
+    column_x = right + 40
+    height = bottom + 56 + 20 * legend_lines + 3 * 18 + 10
     ridge = device.fp32_gflops / device.dram_gbps if device.fp32_gflops and device.dram_gbps else 0
     xs = [p.intensity for p in points] + ([ridge] if ridge else [])
     ys = [p.gflops for p in points] + ([device.fp32_gflops] if device.fp32_gflops else [])
@@ -263,208 +320,254 @@ def roofline_svg(device: Device, points, title):
     x_hi = 10 ** math.ceil(math.log10(max(xs) * 3))
     y_hi = 10 ** math.ceil(math.log10(max(ys) * 1.5))
     y_lo = 10 ** math.floor(math.log10(min(min(ys), device.dram_gbps * x_lo if device.dram_gbps else min(ys)) / 1.5))
+    px = lambda v: left + (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) * (right - left)
+    py = lambda v: bottom - (math.log10(v) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo)) * (bottom - top)
+    decade_label = lambda v: f"{v:g}" if 1e-3 <= v < 1e6 else f"1e{round(math.log10(v))}"
 
-    def px(v):
-        return left + (math.log10(v) - math.log10(x_lo)) / (math.log10(x_hi) - math.log10(x_lo)) * (right - left)
-
-    def py(v):
-        return bottom - (math.log10(v) - math.log10(y_lo)) / (math.log10(y_hi) - math.log10(y_lo)) * (bottom - top)
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-           'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="13">',
-           f"<title>{svg_escape(title)}</title>",
-           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="{left}" y="26" font-weight="bold">{svg_escape(title)}</text>']
-    decade = x_lo
-    while decade <= x_hi * 1.0001:
-        x = px(decade)
-        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}" stroke="#e3e3e3"/>')
-        out.append(f'<text x="{x:.1f}" y="{bottom + 19}" text-anchor="middle" fill="#333">{decade_label(decade)}</text>')
-        decade *= 10
-    decade = y_lo
-    while decade <= y_hi * 1.0001:
-        y = py(decade)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}" stroke="#e3e3e3"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#333">{decade_label(decade)}</text>')
-        decade *= 10
+    out = svg_open(WIDTH, height, title)
+    out.append(f'<text x="12" y="26" font-size="{LARGE}" font-weight="bold">{svg_escape(title)}</text>')
+    decades = lambda lo, hi: [lo * 10 ** k for k in range(round(math.log10(hi / lo)) + 1)]
+    for d in decades(x_lo, x_hi):  # a grid line and a label per decade, on both axes
+        out.append(f'<line x1="{px(d):.1f}" y1="{top}" x2="{px(d):.1f}" y2="{bottom}" stroke="#e3e3e3"/>')
+        out.append(f'<text x="{px(d):.1f}" y="{bottom + 19}" text-anchor="middle" font-size="{SMALL}" fill="#333">'
+                   f"{decade_label(d)}</text>")
+    for d in decades(y_lo, y_hi):
+        out.append(f'<line x1="{left}" y1="{py(d):.1f}" x2="{right}" y2="{py(d):.1f}" stroke="#e3e3e3"/>')
+        out.append(f'<text x="{left - 6}" y="{py(d) + 4:.1f}" text-anchor="end" font-size="{SMALL}" fill="#333">'
+                   f"{decade_label(d)}</text>")
     out.append(f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#333"/>')
     out.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#333"/>')
-    out.append(f'<text x="{(left + right) / 2}" y="{bottom + 42}" text-anchor="middle">'
-               "arithmetic intensity: FLOP per byte of compulsory DRAM traffic (log)</text>")
-    out.append(f'<text x="{left - 55}" y="{(top + bottom) / 2}" text-anchor="middle" '
-               f'transform="rotate(-90 {left - 55} {(top + bottom) / 2})">GFLOP/s (log)</text>')
-
-    # The roof: the memory slope up to the ridge point, then flat at the compute peak.
+    out.append(f'<text x="{(left + right) / 2}" y="{bottom + 40}" text-anchor="middle" font-size="{SMALL}">'
+               "FLOP per byte of compulsory DRAM traffic (log)</text>")
+    out.append(f'<text x="18" y="{(top + bottom) / 2}" text-anchor="middle" font-size="{SMALL}" '
+               f'transform="rotate(-90 18 {(top + bottom) / 2})">GFLOP/s (log)</text>')
     if device.dram_gbps:
         x_end = ridge if ridge else min(x_hi, y_hi / device.dram_gbps)
         roof = [(x_lo, device.dram_gbps * x_lo), (x_end, device.dram_gbps * x_end)]
         if ridge:
             roof.append((x_hi, device.fp32_gflops))
-        path = " ".join(f"{px(a):.1f},{py(b):.1f}" for a, b in roof)
-        out.append(f'<polyline points="{path}" fill="none" stroke="#444" stroke-width="2.5"/>')
-        # The label runs along the slope, just above it.
+        out.append('<polyline points="' + " ".join(f"{px(a):.1f},{py(b):.1f}" for a, b in roof) +
+                   '" fill="none" stroke="#444" stroke-width="2.5"/>')
         (ax, ay), (bx, by) = [(px(a), py(b)) for a, b in roof[:2]]
         angle = math.degrees(math.atan2(by - ay, bx - ax))
-        lx, ly = ax + 0.12 * (bx - ax), ay + 0.12 * (by - ay) - 8
-        out.append(f'<text x="{lx:.1f}" y="{ly:.1f}" fill="#444" transform="rotate({angle:.1f} {lx:.1f} {ly:.1f})">'
-                   f"DRAM {device.dram_gbps:.0f} GB/s</text>")
+        lx, ly = ax + 0.10 * (bx - ax), ay + 0.10 * (by - ay) - 8
+        out.append(f'<text x="{lx:.1f}" y="{ly:.1f}" fill="#444" font-size="{SMALL}" '
+                   f'transform="rotate({angle:.1f} {lx:.1f} {ly:.1f})">DRAM {device.dram_gbps:.0f} GB/s</text>')
     if ridge:
-        out.append(f'<text x="{right - 4}" y="{py(device.fp32_gflops) - 8:.1f}" text-anchor="end" fill="#444">'
-                   f"FP32 peak {device.fp32_gflops / 1000:.1f} TFLOP/s</text>")
+        out.append(f'<text x="{right - 4}" y="{py(device.fp32_gflops) - 8:.1f}" text-anchor="end" fill="#444" '
+                   f'font-size="{SMALL}">FP32 peak {device.fp32_gflops / 1000:.1f} TFLOP/s</text>')
         out.append(f'<line x1="{px(ridge):.1f}" y1="{py(device.fp32_gflops):.1f}" x2="{px(ridge):.1f}" y2="{bottom}" '
                    'stroke="#999" stroke-dasharray="4 4"/>')
-        out.append(f'<text x="{px(ridge) + 4:.1f}" y="{bottom - 8}" fill="#777" font-size="11">'
-                   f"ridge {ridge:.1f} FLOP/B</text>")
 
-    # Points, coloured by run; labels to the right, pushed apart where points share an intensity.
-    series = list(dict.fromkeys(p.series for p in points))
     colour = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(series)}
-    placed = sorted(((px(p.intensity), py(p.gflops), p) for p in points), key=lambda t: (round(t[0]), t[1]))
-    last_x, last_label_y = None, -1e9
-    for x, y, p in placed:
-        label_y = y + 4
-        if last_x is not None and abs(x - last_x) < 40:
-            label_y = max(label_y, last_label_y + 14)
-        last_x, last_label_y = x, label_y
+    points_px = [(px(p.intensity), py(p.gflops), p.label) for p in points]
+    for p, (x, y, _), (label_y, _box) in zip(points, points_px, label_boxes(points_px, column_x, top, bottom)):
         c = colour[p.series]
-        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5" fill="{c}"><title>{svg_escape(p.series)}: '
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{c}"><title>{svg_escape(p.series)}: '
                    f"{svg_escape(p.label)}, {p.intensity:.2f} FLOP/B, {p.gflops:.0f} GFLOP/s</title></circle>")
-        if abs(label_y - (y + 4)) > 1:
-            out.append(f'<line x1="{x + 5:.1f}" y1="{y:.1f}" x2="{x + 12:.1f}" y2="{label_y - 4:.1f}" stroke="{c}"/>')
-        out.append(f'<text x="{x + 14:.1f}" y="{label_y:.1f}" fill="{c}" font-size="12">{svg_escape(p.label)}</text>')
-
-    legend_y = top + 6
-    out.append(f'<text x="{right + 24}" y="{legend_y}" font-weight="bold">runs</text>')
+        out.append(f'<polyline points="{x + 6:.1f},{y:.1f} {right + 8},{y:.1f} {column_x - 4},{label_y - 5:.1f}" '
+                   f'fill="none" stroke="{c}" stroke-width="1" stroke-opacity="0.7"/>')
+        out.append(f'<text x="{column_x}" y="{label_y:.1f}" fill="{c}">{svg_escape(p.label)}</text>')
+    y = bottom + 64
     for s in series:
-        legend_y += 20
-        out.append(f'<circle cx="{right + 30}" cy="{legend_y - 4}" r="4.5" fill="{colour[s]}"/>')
-        for i, line in enumerate(textwrap.wrap(s, 42)):
-            legend_y += 15 if i else 0
-            out.append(f'<text x="{right + 40}" y="{legend_y}" font-size="12">{svg_escape(line)}</text>')
-    legend_y += 30
-    notes = [f"device: {device.name}"]
-    notes.append(f"compute roof: {device.fp32_source}" if ridge else "no compute roof: peak FP32 of this device unknown")
-    notes.append("memory roof: the programs' peak DRAM (2 x memory clock x bus)")
+        out.append(f'<circle cx="18" cy="{y - 5}" r="5" fill="{colour[s]}"/>')
+        for line in textwrap.wrap(s, 80):
+            out.append(f'<text x="30" y="{y}" font-size="{SMALL}">{svg_escape(line)}</text>')
+            y += 20
+    notes = [f"memory roof: the programs' peak DRAM ({device.dram_gbps:.0f} GB/s, from memory clock and bus width)",
+             f"compute roof: {device.fp32_source}" if ridge else "no compute roof: the peak FP32 of this device is unknown"]
     for note in notes:
-        for line in textwrap.wrap(note, 48):
-            out.append(f'<text x="{right + 24}" y="{legend_y}" font-size="11" fill="#555">{svg_escape(line)}</text>')
-            legend_y += 15
+        out.append(f'<text x="12" y="{y + 4}" font-size="{SMALL}" fill="#555">{svg_escape(note)}</text>')
+        y += 18
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
-def slug(text):
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-
-
-def write_rooflines(runs, out_dir: pathlib.Path, stem, title):
-    """One roofline per device for these runs; returns [(device, file name)] of the figures written."""
-    written = []
-    for device_name in sorted({r.device for r in runs}):
-        on_device = [r for r in runs if r.device == device_name]
-        points = roofline_points(on_device)
-        device = device_roofs(device_name, on_device)
-        if not points or not device.dram_gbps:
-            continue
-        name = f"{stem}_{slug(device_name)}.svg"
-        (out_dir / name).write_text(roofline_svg(device, points, f"{title} on {device_name}"), encoding="utf-8")
-        written.append((device, name))
-    return written
-
-
-def roofline_caption(device: Device):
-    text = (f"Measured points on the {escape(device.name)} against its roofline. Intensity is FLOP per byte of "
-            f"compulsory DRAM traffic; the memory roof is the {device.dram_gbps:.0f} GB/s the programs report as "
-            "the device's peak.")
+def roofline_caption(device):
+    text = (f"Measured points on the {device.name} against its roofline: intensity is FLOP per byte of compulsory "
+            f"DRAM traffic, the memory roof is the {device.dram_gbps:.0f} GB/s the programs report as the device's peak")
     if device.fp32_gflops:
-        text += f" The compute roof is {device.fp32_gflops / 1000:.1f} TFLOP/s, {escape(device.fp32_source)}."
-    return text
+        text += f", the compute roof {device.fp32_gflops / 1000:.1f} TFLOP/s ({device.fp32_source})"
+    return escape(text + ".")
 
 
-# ---- Fragments ----------------------------------------------------------------------------------
+def image(name, text):
+    """An \\image with a caption in words: escaped for Doxygen, and without quotes that would end it."""
+    return f'\\image html {name} "{text.replace(chr(34), chr(39))}"\n'
 
-def chapter_fragment(chapter, runs, out_dir: pathlib.Path):
-    if not runs:
-        return (f"No run of this chapter has been recorded yet. Record one on a GPU with the side-by-side "
-                f"program's `--json` option into `results/{chapter}/`, then rebuild the docs: its tables and "
-                "roofline appear here.\n")
+
+# ---- Fragments and pages -------------------------------------------------------------------------
+
+def run_fragments(record, out_dir, stem):
+    """The fragments of one headline run: {file name: text}."""
+    fragments = {}
+    for table in record.tables:
+        fragments[f"run_{stem}_{table.key}.md"] = table_markdown(record, table) + source_line(record) + "\n"
+    table = results_table(record)
+    if table and (svg := bar_chart_svg(record, table)):
+        (out_dir / f"chart_{stem}.svg").write_text(svg, encoding="utf-8")
+        fragments[f"chart_{stem}.md"] = image(
+            f"chart_{stem}.svg", escape(f"Each stage's median time next to the library's and the limits: "
+                                        f"{record.problem}, on the {record.device}."))
+    points = roofline_points([record])
+    device = device_roofs(record.device, [record])
+    if points and device.dram_gbps:
+        (out_dir / f"roofline_{stem}.svg").write_text(
+            roofline_svg(device, points, f"Roofline: {record.problem}, {record.device}"), encoding="utf-8")
+        fragments[f"roofline_{stem}.md"] = image(f"roofline_{stem}.svg", roofline_caption(device))
+    return fragments
+
+
+def placeholder(name, headline):
+    return (f"*Not recorded yet:* this page shows a run recorded on its reference GPU, kept as "
+            f"{code(f'results/{headline}/')}; {code('scripts/record-runs')} records it (fragment {code(name)}).\n")
+
+
+def fill_template(template_path, body):
+    template = template_path.read_text(encoding="utf-8")
+    if MARKER not in template:
+        raise SystemExit(f"recorded_runs.py: error: {template_path} has no line {MARKER}")
+    return template.replace(MARKER, body.rstrip("\n"))
+
+
+def recorded_runs_body(records, out_dir):
+    """Every run, grouped by chapter and device, each table once."""
+    if not records:
+        return ("No run has been recorded yet. On a GPU, `scripts/record-runs` records every chapter into "
+                "`results/<gpu>/`; rebuild the docs and they appear here.\n")
     parts = []
-    for device, name in write_rooflines(runs, out_dir, f"roofline_{chapter}", f"{chapter}: measured stages"):
-        parts.append(f"\\image html {name} \"{roofline_caption(device)}\"\n")
+    groups = {}
+    for record in records:
+        groups.setdefault((chapter_number(record.program), record.device), []).append(record)
     shown = {}
-    for run in sorted(runs, key=lambda r: (r.program, r.relpath)):
-        parts.append(div(f"Run `{run.program} {run.shown_arguments}` on the **{escape(run.device)}** "
-                         f"(recorded in `{run.relpath}`):") + "\n")
-        for table in run.tables:
-            key = json.dumps([table.columns, table.rows, table.notes], sort_keys=True)
-            if key in shown:
-                parts.append(div(f"Table *{escape(table.name)}*: the same as in `{shown[key]}` above.") + "\n")
-                continue
-            shown[key] = run.relpath
-            parts.append(div(f"Table *{escape(table.name)}*:") + "\n\n" + markdown_table(table))
+    for (chapter, device), group in sorted(groups.items()):
+        parts.append(f"## Chapter {chapter} on the {escape(device)} {{#recorded_ch{chapter:02d}_{slug(device)}}}\n")
+        for record in sorted(group, key=lambda r: r.path.as_posix()):
+            stem = f"{slug(device)}_{record.path.stem}"
+            parts.append(f"### {escape(record.command)} {{#recorded_{stem}}}\n")
+            parts.append(f"{escape(record.problem)}. {source_line(record)}\n")
+            table = results_table(record)
+            if table and (svg := bar_chart_svg(record, table)):
+                (out_dir / f"chart_all_{stem}.svg").write_text(svg, encoding="utf-8")
+                parts.append(image(f"chart_all_{stem}.svg", escape(f"Each stage's median time next to the library's "
+                                                                   f"and the limits: {record.problem}, on the {device}.")))
+            for t in record.tables:
+                key = (t.title, tuple(t.columns), tuple(map(tuple, t.printed)), tuple(t.notes))
+                if key in shown:
+                    parts.append(f"*{escape(t.title)}:* the same table as in \\ref {shown[key]} above.\n")
+                    continue
+                shown[key] = f"recorded_{stem}"
+                parts.append(table_markdown(record, t))
     return "\n".join(parts)
-
-
-def roofline_fragment(runs, out_dir: pathlib.Path):
-    figures = write_rooflines(runs, out_dir, "roofline_all", "Every recorded stage")
-    if not figures:
-        return ("No recorded run with both GB/s and GFLOP/s has been kept in `results/` yet, so there is no "
-                "measured roofline to show. Record runs with the programs' `--json` option and rebuild the docs.\n")
-    return "\n".join(f"\\image html {name} \"{roofline_caption(device)}\"\n" for device, name in figures)
 
 
 def code_aware_escape(text):
     """escape() outside `code spans`, which Doxygen shows verbatim anyway."""
     parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span at all
+        return escape(text)
     return "`".join(part if i % 2 else escape(part) for i, part in enumerate(parts))
 
 
-def profile_fragment(profiles_dir: pathlib.Path):
-    """The counter tables scripts/profile recorded on real GPUs (profile/recorded/*.md), as a fragment:
-    headings become bold blocks, prose becomes blocks, tables pass through with their cells escaped."""
+# The first heading of each kind of table scripts/profile records: the stage profiles ("Predicted against
+# measured: <device>", one "## <stage>" section each) and the limiters of the stages beyond the text
+# (`--limiters`: "What limits the stages beyond the text: <device>", one table).
+PROFILE_HEADINGS = [
+    (re.compile(r"#\s+Predicted against measured:\s*(.*)"), "On the {device}", "counters"),
+    (re.compile(r"#\s+What limits the stages beyond the text:\s*(.*)"), "What limits the stages beyond the text, on the {device}",
+     "limiters"),
+]
+
+
+def counters_body(profiles_dir):
+    """The counter tables scripts/profile recorded, one section per device and recording (and per stage),
+    with real headings."""
     files = sorted(profiles_dir.glob("*.md")) if profiles_dir and profiles_dir.is_dir() else []
     if not files:
         return ("No counter tables have been recorded yet. On a GPU whose counters may be read, run "
-                "`scripts/profile --all` and keep its tables under `profile/recorded/`.\n")
+                "`scripts/profile --all --out DIR` and keep its tables under `profile/recorded/`.\n")
     out = []
     for path in files:
-        out.append(div(f"(recorded in `{profiles_dir.parent.name}/{profiles_dir.name}/{path.name}`)"))
+        device = path.stem
         for line in path.read_text(encoding="utf-8").splitlines():
             stripped = line.strip()
-            if not stripped:
-                out.append("")
+            heading = next(((m, title, anchor) for regex, title, anchor in PROFILE_HEADINGS
+                            if (m := regex.match(stripped))), None)
+            if heading:
+                m, title, anchor = heading
+                device = m.group(1)
+                out.append(f"## {escape(title.format(device=device))} {{#{anchor}_{slug(device)}}}\n")
+                out.append(f"Recorded in {code(f'{profiles_dir.parent.name}/{profiles_dir.name}/{path.name}')}.\n")
+            elif m := re.match(r"##\s+(\S+)", stripped):
+                out.append(f"### {escape(m.group(1))} on the {escape(device)} {{#counters_{slug(device)}_{slug(m.group(1))}}}\n")
             elif stripped.startswith("|"):
                 cells = stripped.strip("|").split("|")
                 if all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in cells):
                     out.append(stripped)
                 else:
                     out.append("| " + " | ".join(code_aware_escape(c.strip()) for c in cells) + " |")
-            elif m := re.match(r"#+\s+(.*)", stripped):
-                out.append(div(f"**{code_aware_escape(m.group(1))}**"))
-            else:
-                out.append(div(code_aware_escape(stripped)))
+            elif stripped:
+                out.append(code_aware_escape(stripped) + "\n")
+            elif out and out[-1].startswith("|"):
+                out.append("")
     return "\n".join(out) + "\n"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", required=True, type=pathlib.Path, help="the recorded runs (results/)")
-    parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write fragments and figures")
-    parser.add_argument("--chapters", nargs="*", default=[], help="chapters that get a fragment even with no run")
+    parser.add_argument("--headline", required=True,
+                        help="the folder of results/ whose runs the chapter pages show (the reference GPU)")
+    parser.add_argument("--pages", required=True, type=pathlib.Path,
+                        help="the book's pages: fragments they include get a placeholder when not recorded; "
+                             "the templates recorded_runs.md and counters.md are read from here")
     parser.add_argument("--profiles", type=pathlib.Path, help="counter tables recorded by scripts/profile")
+    parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write fragments, pages, figures")
     parser.add_argument("--leave-out", nargs="*", default=[], metavar="PROGRAM",
                         help="programs whose runs another generator shows (their names' beginnings)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    runs = [run for run in load_runs(args.results) if not run.program.startswith(tuple(args.leave_out))]
-    chapters = sorted(set(args.chapters) | {r.chapter for r in runs})
-    for chapter in chapters:
-        text = chapter_fragment(chapter, [r for r in runs if r.chapter == chapter], args.out)
-        (args.out / f"results_{chapter}.md").write_text(text, encoding="utf-8")
-    (args.out / "results_roofline.md").write_text(roofline_fragment(runs, args.out), encoding="utf-8")
-    (args.out / "recorded_counters.md").write_text(profile_fragment(args.profiles), encoding="utf-8")
-    print(f"recorded_runs.py: {len(runs)} recorded run(s) from {args.results} written to {args.out}")
+    records = []
+    if args.results.is_dir():
+        for path in sorted(args.results.rglob("*.json")):
+            try:
+                record = run_record.load(path)
+            except run_record.RecordError as error:
+                raise SystemExit(f"recorded_runs.py: error: {error}")
+            record.path = path.relative_to(args.results.parent)
+            if not record.program.startswith(tuple(args.leave_out)):
+                records.append(record)
+
+    written = {}
+    for record in records:
+        if record.path.parent.name == args.headline:
+            written.update(run_fragments(record, args.out, record.path.stem))
+    for page in sorted(args.pages.glob("*.md")):
+        for name in FRAGMENT_USE.findall(page.read_text(encoding="utf-8")):
+            written.setdefault(name, placeholder(name, args.headline))
+    for name, text in written.items():
+        (args.out / name).write_text(text, encoding="utf-8")
+
+    (args.out / "recorded_runs.md").write_text(
+        fill_template(args.pages / "recorded_runs.md", recorded_runs_body(records, args.out)), encoding="utf-8")
+    (args.out / "counters.md").write_text(
+        fill_template(args.pages / "counters.md", counters_body(args.profiles)), encoding="utf-8")
+
+    rooflines = []
+    for device_name in sorted({r.device for r in records}):
+        on_device = [r for r in records if r.device == device_name]
+        points, device = roofline_points(on_device), device_roofs(device_name, on_device)
+        if points and device.dram_gbps:
+            name = f"roofline_all_{slug(device_name)}.svg"
+            (args.out / name).write_text(roofline_svg(device, points, f"Every recorded stage on the {device_name}"),
+                                         encoding="utf-8")
+            rooflines.append(image(name, roofline_caption(device)))
+    (args.out / "results_roofline.md").write_text(
+        "\n".join(rooflines) if rooflines else
+        "No recorded run with both GB/s and GFLOP/s is kept in `results/` yet, so there is no measured roofline.\n",
+        encoding="utf-8")
+    print(f"recorded_runs.py: {len(records)} recorded run(s), {len(written)} fragment(s) in {args.out}")
     return 0
 
 

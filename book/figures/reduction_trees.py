@@ -69,7 +69,7 @@ def number(v):
 def tree_svg(trace: Trace):
     """Rows of boxes: the input, then the array after each step; arrows show each recorded add."""
     n = trace.n
-    box, gap_x, row_h, left, top = 34, 8, 78, 90, 64
+    box, gap_x, row_h, left, top = 36, 6, 84, 70, 64
     width = left + n * (box + gap_x) + 40
     height = top + len(trace.steps) * row_h + box + 40
     x = lambda i: left + i * (box + gap_x)
@@ -85,15 +85,15 @@ def tree_svg(trace: Trace):
         values += trace.values
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-           'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">',
+           'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="14">',
            f"<title>{svg_escape(trace.stage)}: which thread adds which element at each step</title>",
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#D55E00"/></marker></defs>',
-           f'<text x="10" y="22" font-size="14" font-weight="bold">{svg_escape(trace.stage)}, n = {n}, '
+           f'<text x="10" y="22" font-size="15" font-weight="bold">{svg_escape(trace.stage)}, n = {n}, '
            f"{trace.threads} threads: the adds recorded on the {svg_escape(trace.device)}</text>"]
     for i in range(n):
-        out.append(f'<text x="{x(i) + box / 2}" y="{top - 10}" text-anchor="middle" fill="#777" font-size="10">[{i}]</text>')
+        out.append(f'<text x="{x(i) + box / 2}" y="{top - 10}" text-anchor="middle" fill="#777" font-size="13">[{i}]</text>')
     rows = len(trace.steps) + 1
     for row in range(rows):
         label = "input" if row == 0 else f"step {row}"
@@ -113,7 +113,7 @@ def tree_svg(trace: Trace):
                        'marker-end="url(#arrow)"/>')
             out.append(f'<line x1="{x2}" y1="{y(step - 1) + box}" x2="{x2}" y2="{y2 - 2}" stroke="#0072B2" '
                        'stroke-width="1.5"/>')
-            out.append(f'<text x="{(x1 + x2) / 2 + 3}" y="{(y1 + y2) / 2 + 4}" fill="#D55E00" font-size="10">'
+            out.append(f'<text x="{(x1 + x2) / 2 + 3}" y="{(y1 + y2) / 2 + 4}" fill="#D55E00" font-size="13">'
                        f"t{thread}</text>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -138,7 +138,7 @@ def main():
         relpath = trace.path.relative_to(args.results.parent).as_posix()
         parts.append(f'\\image html {name} "{trace.stage}: each arrow is one add, from the element added to the '
                      f"element that receives it, labelled with the thread that made it; recorded on the "
-                     f'{trace.device} (`{relpath}`)."\n')
+                     f'{trace.device} ({relpath})."\n')
     if not parts:
         parts.append("No trace has been recorded yet. On a GPU, run `ch10_01_simple --n 16 --inputs exact --trace` "
                      "(and the same for `ch10_02_convergent`), keep the output under `results/ch10/`, and rebuild "

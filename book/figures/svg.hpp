@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "pmpp/report.hpp"
+
 namespace pmpp::book {
 
 /// Colour-blind-safe palette (Okabe and Ito), in the order the figures use it.
@@ -39,11 +41,10 @@ inline std::string xml_escape(std::string_view s) {
   return out;
 }
 
-/// A number as the figures print it: no trailing zeros, at most @p decimals decimals.
+/// A number as the figures print it: no trailing zeros, at most @p decimals decimals, rounded half up
+/// as the text rounds (pmpp::fixed).
 inline std::string fmt(double v, int decimals = 2) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
+  std::string s = fixed(v, decimals);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();

@@ -1,16 +1,19 @@
-# cmake -DPYTHON=... -DFIGURES=<book/figures> -DRESULTS=<fixture results> -DOUT=<folder> -P check_generators.cmake
+# cmake -DPYTHON=... -DFIGURES=<book/figures> -DFIXTURES=<book/tests/recorded_runs> -DOUT=<folder>
+#       -P check_generators.cmake
 # Runs the generators that read recorded runs on fixtures (test data, not measurements) and checks
-# what the book would show. recorded_runs.py: the tables (cells escaped, the --json path dropped, a
-# repeated table referred to), rooflines with both roofs from either source, a chapter without runs
-# saying so, a JSON file that is not a run left out with a message. reduction_trees.py: a recorded
-# trace drawn as a tree, with the input values reconstructed.
+# what the book would show. recorded_runs.py: tables as printed (cells escaped, the --json path
+# dropped, captions in words, notes one per line), a chart with the library and both limits, a
+# placeholder for a fragment no run provides, the pages of all runs (a repeated table referred to) and
+# of counters (real headings, the limiters table too), rooflines with both roofs from either source.
+# reduction_trees.py: a recorded trace drawn as a tree, with the input values reconstructed.
 file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${PYTHON} ${FIGURES}/recorded_runs.py --results ${RESULTS} --out ${OUT} --chapters ch07 ch10
+execute_process(COMMAND ${PYTHON} ${FIGURES}/recorded_runs.py --results ${FIXTURES}/results --headline fixture-h200
+                        --pages ${FIXTURES}/pages --profiles ${FIXTURES}/profiles --out ${OUT}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "recorded_runs.py failed (${rc}):\n${out}${err}")
 endif()
-execute_process(COMMAND ${PYTHON} ${FIGURES}/reduction_trees.py --results ${RESULTS} --out ${OUT}
+execute_process(COMMAND ${PYTHON} ${FIGURES}/reduction_trees.py --results ${FIXTURES}/results --out ${OUT}
                 OUTPUT_VARIABLE trees_out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "reduction_trees.py failed (${rc}):\n${trees_out}${err}")
@@ -25,36 +28,60 @@ function(expect file regex)
     message(FATAL_ERROR "${file} does not match '${regex}':\n${text}")
   endif()
 endfunction()
+function(expect_not file regex)
+  file(READ ${OUT}/${file} text)
+  if(text MATCHES "${regex}")
+    message(FATAL_ERROR "${file} matches '${regex}', which it must not:\n${text}")
+  endif()
+endfunction()
 
-if(NOT out MATCHES "not_a_run.json: not a recorded program run")
-  message(FATAL_ERROR "a JSON file that is not a run was not reported:\n${out}")
-endif()
-set(h200 fixture_h200_test_data_for_the_reader_not_a_measurement)
-set(h100 fixture_h100_pcie_test_data_for_the_reader_not_a_measurement)
-expect(results_ch07.md "\\| stage \\| check \\| grid")
-expect(results_ch07.md "\\| 01_basic \\| PASS \\| 256x256 \\| 32x32 \\| 0 \\| 0.5 \\| 1074 \\| 22.3 \\| 6711 \\| 1 \\| 0.5 \\|")
-expect(results_ch07.md "\\| 03_broken \\| FAIL \\|")
-expect(results_ch07.md "a \\\\\\| bar, an \\\\@at, a \\\\\\* star and a &lt;tag&gt;")
-expect(results_ch07.md "\n- 01_basic: the first bullet.\n- 02_other: the second bullet.\n")
-expect(results_ch07.md "Run `ch07_convolution --width 8192 --height 8192 --radius 2` on")
-expect(results_ch07.md "the same as in `results/ch07_fixture.json` above")
-expect(results_ch07.md "image html roofline_ch07_${h200}.svg")
-expect(results_ch10.md "No run of this chapter has been recorded yet")
-expect(results_roofline.md "image html roofline_all_${h200}.svg")
-expect(results_roofline.md "image html roofline_all_${h100}.svg")
-# Roofs from the program's notes when it printed them...
-expect(roofline_ch07_${h200}.svg "DRAM 4800 GB/s")
-expect(roofline_ch07_${h200}.svg "FP32 peak 60.0 TFLOP/s")
-expect(roofline_ch07_${h200}.svg ">02_other<")
-expect(roofline_ch07_${h200}.svg ">cuDNN<")
-expect(results_ch07.md "60.0 TFLOP/s, as the program reported it \\(132 SMs at the peak clock\\)")
+set(h200 "Fixture H200 \\(test data for the reader, not a measurement\\)")
+set(run run_ch07_convolution_fixture_results.md)
+# A table as the program printed it: the caption in words, the cells as printed (0.5000, 3.13), notes
+# escaped and one per line, the command without its --json path.
+expect(${run} "<div class=\"table-caption\">Stages side by side with cuDNN: 8192 x 8192 image, 5 x 5 filter, on the ${h200}.</div>")
+expect(${run} "\\| stage \\| check \\| grid")
+expect(${run} "\\| 01_basic \\| PASS \\| 256x256 \\| 32x32 \\| 0 \\| 0.5000 \\| 1074 \\| 22.3 \\| 6711 \\| 1.00 \\| 0.50 \\|")
+expect(${run} "\\| 03_broken \\| FAIL \\|")
+expect(${run} "<div>a note with a \\\\\\| bar, an \\\\@at, a \\\\\\* star, a &lt;tag&gt; and pmpp\\\\::Table.</div><div>limit: FP32")
+expect(${run} "Recorded with `ch07_convolution --width 8192 --height 8192 --radius 2` \\(`results/fixture-h200/ch07_convolution_fixture.json`\\)")
+expect_not(${run} "somewhere")
+expect(run_ch07_convolution_fixture_fig_7_14.md "\\| 5x5 \\| 3.13 \\| 12.50 \\|")
+# The chart: a bar per stage and for the library, a line per limit, failed stages named.
+expect(chart_ch07_convolution_fixture.md "image html chart_ch07_convolution_fixture.svg \"Each stage's median time")
+expect(chart_ch07_convolution_fixture.svg ">01_basic</text>")
+expect(chart_ch07_convolution_fixture.svg "fill=\"#D55E00\"/>")
+expect(chart_ch07_convolution_fixture.svg ">FAIL</text>")
+expect(chart_ch07_convolution_fixture.svg ">limit: DRAM floor: 0.1118 ms</text>")
+# A fragment a page asks for that no run provides says so.
+expect(run_ch10_never_recorded_results.md "Not recorded yet")
+# The page of every run: headings per chapter and device and per run; a table shown twice is referred to.
+expect(recorded_runs.md "## Chapter 5 on the Fixture H100 PCIe")
+expect(recorded_runs.md "### ch07_convolution \\\\--radius 4 \\{#recorded_")
+expect(recorded_runs.md "the same table as in \\\\ref recorded_fixture_h200")
+# The counters page: real headings with anchors, cells escaped outside code spans only.
+expect(counters.md "## On the Fixture GPU \\(test data, not a measurement\\) \\{#counters_fixture_gpu")
+expect(counters.md "### ch05_02_tiled on the Fixture GPU")
+expect(counters.md "a \\\\\\* star, pmpp\\\\::x and `code \\* kept`")
+# ...and the limiters table scripts/profile --limiters recorded, under a heading of its own.
+expect(counters.md "## What limits the stages beyond the text, on the Fixture GPU \\(test data, not a measurement\\) \\{#limiters_fixture_gpu")
+expect(counters.md "\\| void Kernel&lt;Sum, 1&gt; \\| 0.5 \\|")
+# Rooflines: roofs from the program's notes when it printed them...
+expect(results_roofline.md "image html roofline_all_fixture_h200")
+expect(results_roofline.md "image html roofline_all_fixture_h100_pcie")
+expect(roofline_ch07_convolution_fixture.svg "DRAM 4800 GB/s")
+expect(roofline_ch07_convolution_fixture.svg "FP32 peak 60.0 TFLOP/s")
+expect(roofline_ch07_convolution_fixture.svg ">02_other<")
+expect(roofline_ch07_convolution_fixture.svg ">cuDNN<")
+expect(roofline_ch07_convolution_fixture.md "60.0 TFLOP/s \\(as the programs reported it \\(132 SMs at the peak clock\\)\\)")
 # ...else from GB/s over "% peak DRAM" (20 / 0.01 = 2000) and the published specification.
-expect(roofline_ch05_${h100}.svg "DRAM 2000 GB/s")
-expect(roofline_ch05_${h100}.svg "FP32 peak 51.2 TFLOP/s")
-expect(results_ch05.md "from the published specification: 114 SMs")
+expect(roofline_all_fixture_h100_pcie_test_data_for_the_reader_not_a_measurement.svg "DRAM 2000 GB/s")
+expect(roofline_all_fixture_h100_pcie_test_data_for_the_reader_not_a_measurement.svg "FP32 peak 51.2 TFLOP/s")
+expect(results_roofline.md "from the published specification: 114 SMs")
 # The trace: 8 adds in step 1 down to 1 in step 4, the input row rebuilt from the first step.
 expect(ch10_trees.md "image html ch10_tree_01_simple.svg")
 expect(ch10_trees.md "recorded on the Fixture GPU")
+expect_not(ch10_trees.md "`")
 expect(ch10_tree_01_simple.svg ">t7</text>")
 expect(ch10_tree_01_simple.svg ">step 4</text>")
 expect(ch10_tree_01_simple.svg ">80</text>")

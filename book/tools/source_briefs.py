@@ -65,10 +65,11 @@ def main():
             if any(DOXYGEN_FILE.match(line) for line in text.splitlines()[:40]):
                 continue  # the file documents itself
             # Absolute: Doxygen's \file does not resolve a relative path when several files share
-            # the name (every chapter has a stages.cpp).
+            # the name (every chapter has a stages.cpp). Quoted: unquoted, a path through a folder
+            # whose name starts with a dot (~/.local/...) ends at that dot.
             name = path.resolve().as_posix()
             brief = header_sentence(text) or f"Part of {path.parent.name}."
-            entries.append(f"/** \\file {name}\n    \\brief {escape(brief)}\n*/\n")
+            entries.append(f'/** \\file "{name}"\n    \\brief {escape(brief)}\n*/\n')
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(entries), encoding="utf-8")
     return 0

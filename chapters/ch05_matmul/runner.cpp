@@ -23,7 +23,13 @@ void add_options(Cli& cli, Options& o) {
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--exact", o.exact, "small-integer inputs: the check demands bit-exact results")
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
+}
+
+std::string problem_in_words(const Options& o) {
+  if (o.m == o.n && o.n == o.k) return "M = N = K = " + std::to_string(o.m) + (o.exact ? ", small integers" : "");
+  return "M = " + std::to_string(o.m) + ", N = " + std::to_string(o.n) + ", K = " + std::to_string(o.k) +
+         (o.exact ? ", small integers" : "");
 }
 
 void validate(const Options& o) {
@@ -173,14 +179,28 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
     t.add_row(row);
   }
   if (!cublas_available()) t.add_row({"cuBLAS SGEMM", Cell::none(), cublas_missing()});
-  char note[200];
-  std::snprintf(note, sizeof note, "loads GB/s: the bytes the text's model says the stage loads from global memory "
-                                   "(FLOPs / OP/B) per second; above this device's peak DRAM (%.0f GB/s)",
+  // The limit as a row of its own: every multiply-add at the device's peak FP32 rate.
+  const double fp32_ms = device.ms_at_peak_fp32(ops);
+  if (fp32_ms > 0)
+    t.add_row({"limit: FP32 peak", "-", "-", "-", "-", "-", Cell::num(fp32_ms, 4), Cell::num(gflop_per_s(ops, fp32_ms), 0),
+               cublas_ms > 0 ? Cell::num(100.0 * cublas_ms / fp32_ms, 1) : Cell::none(), "-", "-",
+               first_ms > 0 ? Cell::num(first_ms / fp32_ms, 2) : Cell::none()});
+  char note[300];
+  std::snprintf(note, sizeof note,
+                "loads GB/s: the bytes the text's model says the stage loads from global memory (FLOPs / OP/B) per "
+                "second; above this device's peak DRAM (%.0f GB/s) means L1 and L2 served the re-reads.",
                 device.peak_dram_gbps);
   t.add_note(note);
-  t.add_note("means L1 and L2 served the re-reads. DRAM-bound GFLOP/s: the text's ceiling, peak DRAM x OP/B, for a "
-             "kernel whose every load goes to DRAM.");
+  t.add_note("DRAM-bound GFLOP/s: the text's ceiling, peak DRAM x OP/B, for a kernel whose every load goes to DRAM.");
   t.add_note("% cuBLAS: cuBLAS time / stage time, measured in this run. Speed-up is against the first row.");
+  if (fp32_ms > 0) {
+    std::snprintf(note, sizeof note,
+                  "limit: FP32 peak = 2MNK operations at %.1f TFLOP/s (%d SMs x %d FP32 lanes x 2 at the peak clock, "
+                  "%.0f MHz); the compulsory DRAM traffic alone would take %.4f ms.",
+                  device.peak_fp32_gflops / 1000.0, device.sm_count, fp32_lanes_per_sm(device.major, device.minor),
+                  device.sm_clock_khz / 1000.0, device.ms_at_peak_dram(compulsory_bytes(o.m, o.n, o.k)));
+    t.add_note(note);
+  }
   return t;
 }
 
@@ -194,9 +214,10 @@ Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
       t.add_row({s->id, tile_cell(tile), Cell::num(opb, 2), Cell::num(ops / opb / 1e9, ops / opb < 1e10 ? 3 : 1), Cell::num(compulsory, 1),
                  s->model_note});
     }
-  t.add_note("text model: operations per byte loaded from global memory, counted as sections 5.1 and 5.4 count them");
-  t.add_note("(0.25 naive, TILE_WIDTH/4 tiled); DRAM-traffic: operations per byte when A and B are read and C "
-             "written exactly once, what a kernel reaches when the caches catch every re-read.");
+  t.add_note("text model: operations per byte loaded from global memory, counted as sections 5.1 and 5.4 count them "
+             "(0.25 naive, TILE_WIDTH/4 tiled).");
+  t.add_note("DRAM-traffic: operations per byte when A and B are read and C written exactly once, what a kernel "
+             "reaches when the caches catch every re-read.");
   return t;
 }
 
@@ -219,9 +240,9 @@ Table coalescing_table(const std::vector<const Stage*>& list, const Options& o) 
   t.add_note("One warp (block 0, warp 0, first k) as each kernel indexes it, at this N and K; matrices start on a "
              "256-byte boundary.");
   t.add_note("sectors: the 32-byte pieces the memory system moves for the warp; used %: the share of those bytes the "
-             "lanes need. A broadcast");
-  t.add_note("(lanes sharing one float, as naive A) is cheap although it is not coalesced: one sector serves many "
-             "lanes.");
+             "lanes need.");
+  t.add_note("A broadcast (lanes sharing one float, as naive A) is cheap although it is not coalesced: one sector "
+             "serves many lanes.");
   return t;
 }
 
@@ -235,6 +256,8 @@ int run_program(const std::string& program, const std::string& summary, const st
     add_options(cli, options);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
     std::printf("%s\n", program.c_str());
     for (const Stage* s : list) std::printf("  %-18s %s (%s)\n", s->id, s->title, s->figure);
@@ -244,11 +267,14 @@ int run_program(const std::string& program, const std::string& summary, const st
     std::printf("\nWhich accesses coalesce (section 6.1):\n");
     const Table coalescing = coalescing_table(list, options);
     coalescing.print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
+    record.add("model", "The text's model of global-memory traffic", intensity);
+    record.add("coalescing", "Which accesses coalesce: one warp of each stage", coalescing);
+    if (options.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program.c_str())) return int{kExitNoGpu};
+    if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\nproblem: ", device.summary().c_str());
     std::fflush(stdout);  // the CPU reference can take a while at large sizes
     Problem problem(options);
@@ -272,10 +298,9 @@ int run_program(const std::string& program, const std::string& summary, const st
     std::printf("\n");
     const Table results = results_table(runs, options, device);
     results.print(std::cout);
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &results}, {"model", &intensity}, {"coalescing", &coalescing}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("results", list.size() > 1 ? "Stages side by side with cuBLAS" : std::string("Stage ") + list.front()->id +
+               " next to cuBLAS", results);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }
 

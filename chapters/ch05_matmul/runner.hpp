@@ -34,6 +34,8 @@ struct Options {
 void add_options(Cli& cli, Options& options);
 /// Reject what the ranges cannot express (a TILE_WIDTH that is not compiled, a matrix too large).
 void validate(const Options& options);
+/// The problem in words for the run record's captions: "M = N = K = 4096".
+std::string problem_in_words(const Options& options);
 
 /// Products of at most this many multiply-adds are checked whole on the CPU; larger ones on a sample
 /// (sample_entries) with this many random entries besides its whole rows and columns.

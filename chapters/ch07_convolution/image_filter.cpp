@@ -44,7 +44,7 @@ void add_image_options(Cli& cli, ImageOptions& o) {
       .option("--channels", o.channels, "built-in picture channels: 1 gray, 2 +alpha, 3 RGB, 4 RGBA (0: 3)", 0,
               MAX_IMAGE_CHANNELS)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
-      .option("--json", o.json, "also write the results table as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
 }
 
 /// Reject what the option ranges cannot express. Everything here runs before any GPU work.
@@ -95,10 +95,9 @@ std::vector<std::string> explain_limit(const Image& input, const Mask& mask, con
   char line[480];
   std::vector<std::string> lines;
   const double dram_ms = device.ms_at_peak_dram(compulsory_bytes);
-  // Only the device's FP32 peak is used from floors(); the image's own FMA count is below.
-  const double tflops = floors(Options{}, device).fp32_tflops;
+  const double tflops = device.peak_fp32_gflops / 1000.0;
   const int taps = mask.width * mask.height;
-  const double fma_ms = tflops > 0 ? static_cast<double>(input.bytes()) * taps / (tflops * 1e12 / 2) * 1e3 : 0;
+  const double fma_ms = device.ms_at_peak_fp32(2.0 * static_cast<double>(input.bytes()) * taps);
   std::snprintf(line, sizeof line,
                 "floors: DRAM %.4f ms (2 B/sample at %.0f GB/s) is %.0f%% of the measured time; FP32 %.4f ms "
                 "(%d FMAs/sample at %.1f TFLOP/s, peak clock) is %.0f%%.",
@@ -152,9 +151,12 @@ int main(int argc, char** argv) {
     std::printf("mask:    %s\n%s", mask.describe().c_str(), mask.table().c_str());
     std::printf("borders: clamp-to-edge; each channel filtered on its own; sums clamped to [0, 255], rounded to "
                 "nearest (ties to even)\n\n");
-    if (!gpu_or_explain(kProgram)) return int{kExitNoGpu};
+    RunRecord record(kProgram, command_line(argc, argv), o.json);
+    record.set_problem(input.describe() + ", " + mask.describe());
+    if (!gpu_or_explain(kProgram)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\n", device.summary().c_str());
     const Image reference = filter_image_reference(input, mask);
 
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
                      std::to_string(config.shared_bytes)});
     }
     table.print(std::cout);
+    record.add("results", "The image filter", table);
 
     if (!o.out.empty()) {
       if (ok) {
@@ -220,13 +223,11 @@ int main(int argc, char** argv) {
                           written.channels == result.channels && written.pixels == result.pixels;
         std::printf("\nwrote '%s' (%s); read back: %s\n", o.out.c_str(), result.describe().c_str(),
                     same ? "identical" : "DIFFERENT");
-        if (!same) return int{kExitRuntimeError};
+        if (!same) return record.finish(kExitRuntimeError);
       } else {
         std::printf("\nnot writing '%s': the GPU result failed its check\n", o.out.c_str());
       }
     }
-    if (!o.json.empty())
-      write_run_json(o.json, kProgram, device.name, command_line(argc, argv), {{"results", &table}});
-    return int{ok ? kExitPass : kExitCheckFailed};
+    return record.finish(ok ? kExitPass : kExitCheckFailed);
   });
 }

@@ -22,7 +22,7 @@ void add_options(Cli& cli, Options& o) {
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--exact", o.exact, "small-integer inputs: the check demands bit-exact results")
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the results table as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
 }
 
 void validate(const Options& o) {
@@ -34,6 +34,12 @@ void validate(const Options& o) {
   // Every program takes --tile (the side-by-side one runs stage 03), so every program checks it.
   if (const std::string why = tiled_tile_error(o.tile, o.radius, o.height); !why.empty())
     throw UsageError("--tile " + std::to_string(o.tile) + ": " + why);
+}
+
+std::string problem_in_words(const Options& o) {
+  const int d = filter_dim(o.radius);
+  return std::to_string(o.width) + " x " + std::to_string(o.height) + " image, " + std::to_string(d) + " x " +
+         std::to_string(d) + " filter" + (o.exact ? ", small integers (exact check)" : "");
 }
 
 // ---- Problem ------------------------------------------------------------------------------------
@@ -124,13 +130,6 @@ Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer) {
 
 namespace {
 
-/// FP32 lanes (FMAs per clock) of one SM. Not a device attribute, so from the architecture tables of
-/// the CUDA C++ Programming Guide: 64 on Turing (7.5) and A100 (8.0), 128 on 8.6/8.9 and Hopper.
-int fp32_lanes_per_sm(int major, int minor) {
-  if (major < 8 || (major == 8 && minor == 0)) return 64;
-  return 128;
-}
-
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
@@ -149,14 +148,8 @@ Floors floors(const Options& o, const DeviceInfo& d) {
   Floors f;
   const double pixels = static_cast<double>(o.width) * o.height;
   f.dram_ms = d.ms_at_peak_dram(compulsory_bytes(o.width, o.height));
-  int device = 0, clock_khz = 0;
-  if (cudaGetDevice(&device) == cudaSuccess &&
-      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) == cudaSuccess && clock_khz > 0) {
-    const double fma_per_s = static_cast<double>(d.sm_count) * fp32_lanes_per_sm(d.major, d.minor) * clock_khz * 1e3;
-    f.fp32_tflops = 2.0 * fma_per_s / 1e12;
-    f.fma_ms = pixels * filter_dim(o.radius) * filter_dim(o.radius) / fma_per_s * 1e3;
-  }
-  cudaGetLastError();  // an attribute this runtime does not know must not surface at the next check
+  f.fp32_tflops = d.peak_fp32_gflops / 1000.0;
+  f.fma_ms = d.ms_at_peak_fp32(2.0 * pixels * filter_dim(o.radius) * filter_dim(o.radius));
   return f;
 }
 
@@ -194,11 +187,22 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
     }
     t.add_row(cells);
   }
-  t.add_note(format("floor: the compulsory 8 B/pixel (each pixel read once, written once) at peak DRAM %.0f GB/s = %.4f ms;",
+  // The limits as rows of their own, timed like nothing else: what no kernel can beat on this device.
+  auto limit_row = [&](const char* name, double ms) {
+    std::vector<Cell> cells{name, "-", "-", "-", "-", Cell::num(ms, 4), Cell::num(gb_per_s(bytes, ms), 0),
+                            Cell::num(100.0 * f.dram_ms / ms, 1), Cell::num(gflop_per_s(ops, ms), 0),
+                            first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()};
+    if (baseline) cells.push_back(Cell::num(baseline->timing.median_ms / ms, 2));
+    t.add_row(cells);
+  };
+  if (f.dram_ms > 0) limit_row("limit: DRAM floor", f.dram_ms);
+  if (f.fma_ms > 0) limit_row("limit: FP32 floor", f.fma_ms);
+  t.add_note(format("limit: DRAM floor = the compulsory 8 B/pixel (each pixel read once, written once) at peak DRAM "
+                    "%.0f GB/s = %.4f ms.",
                     device.peak_dram_gbps, f.dram_ms));
-  t.add_note("'% of floor' = floor / time, the same as compulsory GB/s over peak DRAM GB/s.");
+  t.add_note("'% of floor' = DRAM floor / time, the same as compulsory GB/s over peak DRAM GB/s.");
   if (f.fma_ms > 0)
-    t.add_note(format("FP32 floor: %d FMAs/pixel at %.1f TFLOP/s (%d SMs at the peak clock) = %.4f ms.",
+    t.add_note(format("limit: FP32 floor = %d FMAs/pixel at %.1f TFLOP/s (%d SMs at the peak clock) = %.4f ms.",
                       filter_dim(o.radius) * filter_dim(o.radius), f.fp32_tflops, device.sm_count, f.fma_ms));
   t.add_note("'vs X' = X's time / this row's time: above 1 is faster than X.");
   return t;
@@ -297,9 +301,9 @@ Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
   const double dram = flops(o.width, o.height, o.radius) / (0.5 * compulsory_bytes(o.width, o.height));
   for (const Stage* s : list)
     t.add_row({s->id, Cell::num(s->text_op_per_byte(o.radius, o.tile), 2), Cell::num(dram, 2), s->model_note});
-  t.add_note("text model: operations per byte loaded from global memory as section 7.2-7.5 count them;");
-  t.add_note("DRAM-read: operations per byte when DRAM delivers each pixel once (caches catch every re-read), counting");
-  t.add_note("loads only, like the model. It equals the text's bound for an infinitely large tile, (2r+1)^2 / 2.");
+  t.add_note("text model: operations per byte loaded from global memory as sections 7.2-7.5 count them.");
+  t.add_note("DRAM-read: operations per byte when DRAM delivers each pixel once (caches catch every re-read), counting "
+             "loads only, like the model. It equals the text's bound for an infinitely large tile, (2r+1)^2 / 2.");
   return t;
 }
 
@@ -315,8 +319,9 @@ Table fig_7_14_table() {
     cells.push_back(Cell::num(row.bound, 2));
     t.add_row(cells);
   }
-  t.add_note("OP/B of the tiled kernel (Fig 7.12) = (T-2r)^2 (2r+1)^2 * 2 / (T^2 * 4) for a T x T input tile;");
-  t.add_note("a block cannot exceed 1024 threads, so T <= 32 with one thread per input pixel (the text's 9.57 and 22.78).");
+  t.add_note("OP/B of the tiled kernel (Fig 7.12) = (T-2r)^2 (2r+1)^2 * 2 / (T^2 * 4) for a T x T input tile.");
+  t.add_note("A block cannot exceed 1024 threads, so T <= 32 with one thread per input pixel (the text's 9.57 and "
+             "22.78). Rounded half up, as the text rounds: 3.125 prints as 3.13.");
   return t;
 }
 

@@ -36,6 +36,8 @@ void add_options(Cli& cli, Options& options);
 /// Reject what the ranges cannot express (an image too large to hold, a tile stage 03 cannot use),
 /// as a UsageError with one line of explanation.
 void validate(const Options& options);
+/// The problem in words for the run record's captions: "8192 x 8192 image, 5 x 5 filter".
+std::string problem_in_words(const Options& options);
 
 /// Anything that computes the convolution described by Conv2dArgs on the default stream: a stage's
 /// launcher or a library call.

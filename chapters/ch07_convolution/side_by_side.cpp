@@ -47,11 +47,16 @@ Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
   return m;
 }
 
-/// --sweep: one row per radius.
+/// --sweep: one row per radius, recorded as a run of its own.
 int run_sweep(const char* program, const Options& options, int argc, char** argv) {
+  RunRecord record(program, command_line(argc, argv), options.json);
+  const std::string largest = std::to_string(filter_dim(MAX_FILTER_RADIUS));
+  record.set_problem(std::to_string(options.width) + " x " + std::to_string(options.height) + " image, filters 3 x 3 to " +
+                     largest + " x " + largest);
   std::printf("%s --sweep: the stages beyond the text at every radius, against the two floors\n\n", program);
-  if (!gpu_or_explain(program)) return int{kExitNoGpu};
+  if (!gpu_or_explain(program)) return record.finish(kExitNoGpu);
   const DeviceInfo device = query_device();
+  record.set_device(device.name);
   std::printf("device:  %s\nproblem: %d x %d floats, radius 1..%d\n\n", device.summary().c_str(), options.width,
               options.height, MAX_FILTER_RADIUS);
   KernelTimer timer(TimingOptions{3, options.repetitions, true});
@@ -62,9 +67,8 @@ int run_sweep(const char* program, const Options& options, int argc, char** argv
   std::printf("\n");
   const Table table = sweep_table(rows, device);
   table.print(std::cout);
-  if (!options.json.empty())
-    write_run_json(options.json, program, device.name, command_line(argc, argv), {{"sweep", &table}});
-  return int{all_passed ? kExitPass : kExitCheckFailed};
+  record.add("sweep", "The stages beyond the text at every radius, against the DRAM and FP32 floors", table);
+  return record.finish(all_passed ? kExitPass : kExitCheckFailed);
 }
 
 }  // namespace
@@ -83,6 +87,8 @@ int main(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
     if (sweep && !options.analysis_only) return run_sweep(program, options, argc, argv);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
     std::vector<const Stage*> all;
     for (const Stage& s : stages()) all.push_back(&s);
@@ -92,11 +98,14 @@ int main(int argc, char** argv) {
     std::printf("\nThe text's model for each stage, radius %d:\n", options.radius);
     const Table intensity = intensity_table(all, options);
     intensity.print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
+    record.add("fig_7_14", "The text's Fig 7.14: OP/B of the tiled kernel against the input tile", fig);
+    record.add("model", "The text's model for each stage", intensity);
+    if (options.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+    if (!gpu_or_explain(program)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\nproblem: ", device.summary().c_str());
     Problem problem(options);
     std::printf("%s\n\n", problem.describe().c_str());
@@ -117,9 +126,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", line.c_str());
       results.add_note(line);  // the recorded run keeps the explanation with the numbers
     }
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &results}, {"model", &intensity}, {"fig_7_14", &fig}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("results", "Stages side by side with cuDNN", results);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

@@ -20,16 +20,20 @@ int main(int argc, char** argv) {
     add_options(cli, options);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
     std::printf("%s: %s (PMPP %s)\n\n", program.c_str(), stage.title, stage.figure);
     std::printf("The text's analysis for this stage:\n");
     const Table intensity = intensity_table({&stage}, options);
     intensity.print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
+    record.add("model", std::string("The text's model for ") + stage.id, intensity);
+    if (options.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program.c_str())) return int{kExitNoGpu};
+    if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\n", device.summary().c_str());
     Problem problem(options);
     std::printf("problem: %s\n\n", problem.describe().c_str());
@@ -37,7 +41,7 @@ int main(int argc, char** argv) {
     if (&stage == &basic) {  // the first stage also proves its hand-written host round trip
       const CheckResult round_trip = problem.check_round_trip();
       std::printf("%-22s %s\n", "01_basic (round trip)", round_trip.summary().c_str());
-      if (!round_trip.ok()) return int{kExitCheckFailed};
+      if (!round_trip.ok()) return record.finish(kExitCheckFailed);
     }
     // Stage 01 runs too, so that every program shows its speed-up over the text's first kernel.
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
@@ -47,11 +51,10 @@ int main(int argc, char** argv) {
     std::printf("\n");
     const Table table = results_table(runs, options, device);
     table.print(std::cout);
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &table}, {"model", &intensity}});
+    record.add("results", std::string("Stage ") + stage.id + (&stage == &basic ? "" : " next to " + std::string(basic.id)),
+               table);
     bool all_passed = true;
     for (const auto& run : runs) all_passed = all_passed && run.passed;
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

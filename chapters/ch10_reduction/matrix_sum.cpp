@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
         .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
         .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
         .flag("--analysis", o.analysis_only, "print the pass plan and the explanation only (needs no GPU)")
-        .option("--json", o.json, "also write the tables as JSON to this file");
+        .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
     if (!cli.parse(argc, argv)) return int{kExitPass};
     const MatrixShape shape{o.rows, o.cols};
     if (shape.size() > (std::size_t{1} << 31))
@@ -90,11 +90,14 @@ int main(int argc, char** argv) {
                 program, shape_text(shape).c_str(), MATRIX_PATCH, MATRIX_PATCH, pass_shapes(shape).size() - 1,
                 pass_plan(pass_shapes(shape)).c_str());
     print_explanation();
-    if (o.analysis_only) return int{kExitPass};
+    RunRecord record(program, command_line(argc, argv), o.json);
+    record.set_problem(shape_text(shape) + " matrix of " + (o.inputs == "floats" ? "random floats" : "small integers"));
+    if (o.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
-    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+    if (!gpu_or_explain(program)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     const GpuShape gpu = current_gpu_shape();
     const InputKind kind = o.inputs == "floats" ? InputKind::floats : InputKind::exact;
     const std::vector<float> matrix = make_inputs(shape.size(), Op::sum, kind, o.seed);
@@ -161,9 +164,8 @@ int main(int argc, char** argv) {
     per_pass.print(std::cout);
     std::printf("\nAll passes:\n");
     totals.print(std::cout);
-    if (!o.json.empty())
-      write_run_json(o.json, program, device.name, command_line(argc, argv),
-                     {{"passes", &per_pass}, {"totals", &totals}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("passes", "Each pass of each strategy alone", per_pass);
+    record.add("totals", "All passes of each strategy", totals);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

@@ -10,6 +10,10 @@
 ///
 /// Probe calls are warp-collective: every lane of the warp must reach them (they sit outside the
 /// `if` that selects the active threads, with the same condition passed as `active`).
+///
+/// The book's listings leave the probe out, so that each kernel reads as the text writes it: write a
+/// probe call as one statement on a line of its own, `probe.name(...);`, and book/tools/make_listings.py
+/// drops it (a test fails if any probe reaches a listing).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -24,7 +24,7 @@ void add_options(Cli& cli, Options& o, bool traceable) {
       .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
   if (traceable)
     cli.flag("--trace", o.trace,
              "print each step's adding threads and the elements they add, recorded on the GPU (n <= 64)");
@@ -37,6 +37,19 @@ std::string unsupported(const Stage& stage, const Options& o) {
   if (!stage.all_operators && o.parsed_op() != Op::sum)
     return std::string(stage.id) + " is the text's sum kernel; --op " + o.op + " needs stage 05 or 06";
   return "";
+}
+
+std::string problem_in_words(const Options& o) {
+  std::string count = std::to_string(o.n);
+  if (o.n >= (std::size_t{1} << 16) && (o.n & (o.n - 1)) == 0) {  // a large power of two reads better as 2^k
+    int k = 0;
+    while ((std::size_t{1} << k) < o.n) ++k;
+    count = "2^" + std::to_string(k);
+  }
+  std::string words = std::string(op_name(o.parsed_op())) + " of " + count + " floats";
+  if (o.parsed_op() == Op::sum)
+    words += o.input_kind() == InputKind::floats ? ", random in [-1, 1)" : ", small integers (exact sums)";
+  return words;
 }
 
 void validate(const Options& o, const Stage* stage) {
@@ -184,18 +197,18 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
     t.add_row({"limit: one launch", "-", "-", "1", Cell::num(ms, 4), Cell::num(gbps, 0),
                Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
   }
-  t.add_note("GB/s counts one read of the input (4n bytes), the least any reduction must move: '% peak DRAM'");
-  t.add_note("is the fraction of the DRAM limit reached. Timed launches only, median of the repetitions, L2 flushed");
-  t.add_note("before each. 'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
+  t.add_note("GB/s counts one read of the input (4n bytes), the least any reduction must move: '% peak DRAM' is the "
+             "fraction of the DRAM limit reached.");
+  t.add_note("Timed launches only, median of the repetitions, L2 flushed before each.");
+  t.add_note("'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
   if (show_limit) {
-    char line[200];
-    std::snprintf(line, sizeof line, "limit: one launch = an empty kernel, timed the same way (%.3g us: launch, start-up,",
-                  1e3 * empty_launch->median_ms);
+    char line[300];
+    std::snprintf(line, sizeof line,
+                  "limit: one launch = an empty kernel, timed the same way (%.3g us: launch, start-up, events), plus "
+                  "one read of the input at peak DRAM (%.3g us). No reduction in one launch can be faster; one in two "
+                  "launches pays the empty kernel twice.",
+                  1e3 * empty_launch->median_ms, 1e3 * read_ms);
     t.add_note(line);
-    std::snprintf(line, sizeof line, "events), plus one read of the input at peak DRAM (%.3g us). No reduction in one launch",
-                  1e3 * read_ms);
-    t.add_note(line);
-    t.add_note("can be faster; one in two launches pays the empty kernel twice.");
   }
   return t;
 }
@@ -229,20 +242,10 @@ class Footnotes {
     }
     return std::string("(") + static_cast<char>('a' + (found - texts_.begin())) + ")";
   }
-  /// Add the notes to the table, wrapped at about 110 columns.
+  /// Add the notes to the table, one per mark ("(a) why").
   void flush() {
-    for (std::size_t k = 0; k < texts_.size(); ++k) {
-      std::string line = std::string("(") + static_cast<char>('a' + k) + ")";
-      std::istringstream words(texts_[k]);
-      for (std::string word; words >> word;) {
-        if (line.size() + 1 + word.size() > 110) {
-          table_.add_note(line);
-          line = "   ";
-        }
-        line += " " + word;
-      }
-      table_.add_note(line);
-    }
+    for (std::size_t k = 0; k < texts_.size(); ++k)
+      table_.add_note(std::string("(") + static_cast<char>('a' + k) + ") " + texts_[k]);
   }
 
  private:
@@ -278,13 +281,14 @@ Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& conf
   if (!text.committed && !text.consumed && !text.requests)
     t.add_note(stage.text ? "text: its closed forms need N a power of two >= 64 (and whole segments); this n is not one"
                           : "text: no formula for this stage; 'counted' applies the text's rules to it");
-  t.add_note("counted: the text's rules applied warp by warp to this kernel as written, for this n;");
-  t.add_note("measured: the instrumented build of the same kernel source, counting with warp votes on the GPU.");
+  t.add_note("counted: the text's rules applied warp by warp to this kernel as written, for this n; measured: the "
+             "instrumented build of the same kernel source, counting with warp votes on the GPU.");
   return t;
 }
 
 Table analysis_summary(const std::vector<Measurement>& runs, std::size_t n, const GpuShape& gpu) {
-  Table t({"stage", "efficiency: text", "counted", "measured", "requests: text", "counted", "measured", "note"});
+  Table t({"stage", "efficiency: text", "efficiency: counted", "efficiency: measured", "requests: text",
+           "requests: counted", "requests: measured", "note"});
   Footnotes notes(t);
   for (const auto& r : runs) {
     const Stage& s = *r.stage;
@@ -300,9 +304,10 @@ Table analysis_summary(const std::vector<Measurement>& runs, std::size_t n, cons
                count_cell(model.requests), r.counts ? count_cell(r.counts->requests) : Cell::none(), note});
   }
   notes.flush();
-  t.add_note("efficiency = committed results / consumed lanes (section 10.4); requests = distinct 128-byte segments");
-  t.add_note("per warp access (section 10.5). text: its closed forms (N a power of two >= 64; per segment for 04-05);");
-  t.add_note("counted: the same rules applied to each kernel; measured: its instrumented build on the GPU.");
+  t.add_note("efficiency = committed results / consumed lanes (section 10.4); requests = distinct 128-byte segments "
+             "per warp access (section 10.5).");
+  t.add_note("text: its closed forms (N a power of two >= 64; per segment for 04-05); counted: the same rules applied "
+             "to each kernel; measured: its instrumented build on the GPU.");
   return t;
 }
 

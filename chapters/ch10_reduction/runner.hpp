@@ -45,6 +45,8 @@ void add_options(Cli& cli, Options& options, bool traceable);
 void validate(const Options& options, const Stage* stage);
 /// Why @p stage cannot run these options ("" if it can): the side-by-side program prints it in the row.
 std::string unsupported(const Stage& stage, const Options& options);
+/// The problem in words for the run record's captions: "sum of 2^24 floats, random in [-1, 1)".
+std::string problem_in_words(const Options& options);
 
 /// The outcome of one checked run.
 struct Check {

@@ -20,17 +20,23 @@ int main(int argc, char** argv) {
     add_options(cli, options, false);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options, nullptr);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
     std::vector<Measurement> planned;
     for (const Stage& s : stages()) planned.push_back({&s, unsupported(s, options), {}, {}, std::nullopt});
     std::printf("%s, n = %zu, %s\n\nThe text's analysis (launches planned for a %d-SM GPU):\n", program, options.n,
                 options.op.c_str(), GpuShape{}.sm_count);
-    analysis_summary(planned, options.n, GpuShape{}).print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
-    std::printf("\n");
-    if (!gpu_or_explain(program)) return int{kExitNoGpu};
+    const Table predicted = analysis_summary(planned, options.n, GpuShape{});
+    predicted.print(std::cout);
+    if (!options.analysis_only) std::printf("\n");
+    if (options.analysis_only || !gpu_or_explain(program)) {
+      record.add("analysis", "The text's analysis, counted for each stage", predicted);
+      return record.finish(options.analysis_only ? kExitPass : kExitNoGpu);
+    }
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\n", device.summary().c_str());
     Problem problem(options);
     std::printf("problem: %s\n\n", problem.describe().c_str());
@@ -55,9 +61,8 @@ int main(int argc, char** argv) {
     std::printf("\nThe text's analysis next to what the instrumented kernels counted on the GPU:\n");
     const Table analysis = analysis_summary(runs, options.n, current_gpu_shape());
     analysis.print(std::cout);
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &results}, {"analysis", &analysis}});
-    return int{all_passed ? kExitPass : kExitCheckFailed};
+    record.add("results", "Stages side by side with CUB", results);
+    record.add("analysis", "The text's analysis next to what the instrumented kernels counted", analysis);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

@@ -21,16 +21,21 @@ int main(int argc, char** argv) {
     add_options(cli, options, stage.traceable);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate(options, &stage);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
     std::printf("%s: %s (PMPP %s)\n\n", program.c_str(), stage.title, stage.figure);
     std::printf("The text's analysis for n = %zu (launch planned for a %d-SM GPU):\n", options.n, GpuShape{}.sm_count);
     const Table predicted = analysis_table(stage, options.n, stage.plan(options.n, GpuShape{}), std::nullopt);
     predicted.print(std::cout);
-    if (options.analysis_only) return int{kExitPass};
-    std::printf("\n");
-    if (!gpu_or_explain(program.c_str())) return int{kExitNoGpu};
+    if (!options.analysis_only) std::printf("\n");
+    if (options.analysis_only || !gpu_or_explain(program.c_str())) {
+      record.add("analysis", std::string("The text's analysis of ") + stage.id, predicted);
+      return record.finish(options.analysis_only ? kExitPass : kExitNoGpu);
+    }
 
     const DeviceInfo device = query_device();
+    record.set_device(device.name);
     std::printf("device:  %s\n", device.summary().c_str());
     Problem problem(options);
     std::printf("problem: %s\n\n", problem.describe().c_str());
@@ -41,7 +46,8 @@ int main(int argc, char** argv) {
     const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
     const Table results = results_table({run}, options.n, device, nullptr, &empty_launch);
     results.print(std::cout);
-    if (!run.check.ok) return int{kExitCheckFailed};
+    record.add("results", std::string("Stage ") + stage.id, results);
+    if (!run.check.ok) return record.finish(kExitCheckFailed);
 
     std::printf("\nThe text's analysis next to what the instrumented kernel counted on the GPU:\n");
     const Table analysis = analysis_table(stage, options.n, run.check.config, run.counts);
@@ -50,9 +56,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
       print_trace(stage, problem.trace(stage), problem.input());
     }
-    if (!options.json.empty())
-      write_run_json(options.json, program, device.name, command_line(argc, argv),
-                     {{"results", &results}, {"analysis", &analysis}});
-    return int{kExitPass};
+    record.add("analysis", std::string("The text's analysis of ") + stage.id + " next to what its instrumented build "
+               "counted", analysis);
+    return record.finish(kExitPass);
   });
 }

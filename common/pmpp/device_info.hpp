@@ -27,6 +27,13 @@ inline bool gpu_available(std::string* why = nullptr) {
   return false;
 }
 
+/// FP32 lanes (FMAs per clock) of one SM. Not a device attribute, so from the architecture tables of
+/// the CUDA C++ Programming Guide: 64 on Turing (7.5) and A100 (8.0), 128 on 8.6/8.9 and Hopper.
+inline int fp32_lanes_per_sm(int major, int minor) {
+  if (major < 8 || (major == 8 && minor == 0)) return 64;
+  return 128;
+}
+
 /// What the programs print about the device and use to compute "% of peak".
 struct DeviceInfo {
   std::string name;
@@ -41,20 +48,31 @@ struct DeviceInfo {
   int memory_clock_khz = 0;
   int bus_width_bits = 0;
   double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
+  int sm_clock_khz = 0;                 ///< peak SM clock; 0 where the runtime does not report it
+  double peak_fp32_gflops = 0;          ///< SMs x FP32 lanes x 2 (an FMA is two operations) x clock; 0 if unknown
   std::string build;                    ///< what the build holds and what runs: "built for sm_90 + PTX 9.0, running its sm_90 code"
 
   std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
   /// Milliseconds to move @p bytes at peak DRAM bandwidth: the floor for traffic that must reach DRAM
   /// (0 when the peak is unknown).
   double ms_at_peak_dram(double bytes) const { return peak_dram_gbps > 0 ? bytes / (peak_dram_gbps * 1e6) : 0; }
-  /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s);
-  /// built for sm_90 + PTX 9.0, running its sm_90 code"
+  /// Milliseconds for @p flops FP32 operations at the peak rate: the floor for arithmetic (0 when unknown).
+  double ms_at_peak_fp32(double flops) const { return peak_fp32_gflops > 0 ? flops / (peak_fp32_gflops * 1e6) : 0; }
+  /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s,
+  /// peak FP32 66.9 TFLOP/s); built for sm_90 + PTX 9.0, running its sm_90 code": the FP32 part only where
+  /// the clock is known, the build part only where it was asked.
   std::string summary() const {
-    char line[320];
-    std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, %.0f KiB shared/block opt-in, peak DRAM %.0f GB/s)",
+    char line[384];
+    std::snprintf(line, sizeof line, "%s (cc %s, %d SMs, %.0f MiB L2, %.0f KiB shared/block opt-in, peak DRAM %.0f GB/s",
                   name.c_str(), compute_capability().c_str(), sm_count, l2_bytes / 1048576.0,
                   shared_per_block_optin / 1024.0, peak_dram_gbps);
-    return build.empty() ? std::string(line) : line + ("; " + build);
+    std::string s = line;
+    if (peak_fp32_gflops > 0) {
+      std::snprintf(line, sizeof line, ", peak FP32 %.1f TFLOP/s", peak_fp32_gflops / 1000.0);
+      s += line;
+    }
+    s += ")";
+    return build.empty() ? s : s + "; " + build;
   }
 };
 
@@ -77,6 +95,13 @@ inline DeviceInfo query_device(int device = 0) {
   CUDA_CHECK(cudaDeviceGetAttribute(&info.memory_clock_khz, cudaDevAttrMemoryClockRate, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&info.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device));
   info.peak_dram_gbps = 2.0 * info.memory_clock_khz * 1e3 * (info.bus_width_bits / 8.0) / 1e9;
+  // The SM clock is an attribute too; a runtime that does not know it leaves the FP32 peak unknown.
+  if (cudaDeviceGetAttribute(&info.sm_clock_khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+    info.sm_clock_khz = 0;
+    cudaGetLastError();  // must not surface at the next check
+  }
+  info.peak_fp32_gflops =
+      2.0 * info.sm_count * fp32_lanes_per_sm(info.major, info.minor) * (info.sm_clock_khz * 1e3) / 1e9;
   int current = 0;
   CUDA_CHECK(cudaGetDevice(&current));
   if (current == device) {  // the probe asks the current device which of the build's code it runs

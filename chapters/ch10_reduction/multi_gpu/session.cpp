@@ -55,7 +55,7 @@ void add_options(Cli& cli, SessionOptions& o, bool one_process) {
       .option("--reps", o.repetitions, "timed runs, back to back (their average is reported, as the NCCL tests do)",
               1, 1000)
       .flag("--analysis", o.analysis_only, "print the ring's schedule and traffic only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file");
+      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
   if (one_process)
     cli.option("--gpus", o.gpus, "GPUs to use, from device 0 (0: every GPU)", 0, 1024)
         .option("--ranks-per-gpu", o.ranks_per_gpu,
@@ -93,11 +93,12 @@ Table schedule_table(int p) {
     for (int r = 0; r < p; ++r) row.push_back("sends " + std::to_string(plan.send_segment(r, step)));
     t.add_row(row);
   }
-  t.add_note("At every step each rank sends one segment (1/p of the vector) to rank + 1 (mod p) and receives one");
-  t.add_note("from rank - 1. Reduce-scatter: the receiver adds it into its own copy and sends the result on at the");
-  t.add_note("next step; after p-1 steps rank r holds the whole sum of segment r+1. All-gather: the receiver");
-  t.add_note("overwrites its copy with the finished segment and passes it on. Each step is cut into pieces, so");
-  t.add_note("that one piece crosses the link while the receiver adds the one before.");
+  t.add_note("At every step each rank sends one segment (1/p of the vector) to rank + 1 (mod p) and receives one "
+             "from rank - 1.");
+  t.add_note("Reduce-scatter: the receiver adds it into its own copy and sends the result on at the next step; after "
+             "p-1 steps rank r holds the whole sum of segment r+1.");
+  t.add_note("All-gather: the receiver overwrites its copy with the finished segment and passes it on.");
+  t.add_note("Each step is cut into pieces, so that one piece crosses the link while the receiver adds the one before.");
   return t;
 }
 
@@ -110,9 +111,9 @@ Table traffic_table(const SessionOptions& o, int p) {
                mib(static_cast<std::size_t>(ring_bytes_per_rank(bytes, p))),
                mib(plan.staging_elements() * sizeof(float))});
   }
-  t.add_note("Each GPU sends and receives 2(p-1)/p of the vector: p-1 segments in each phase. The total does not");
-  t.add_note("grow with p: more GPUs mean more, smaller steps. So the time is about 2(p-1)/p * vector / link");
-  t.add_note("bandwidth, whatever p is, as long as every link runs at full speed at once.");
+  t.add_note("Each GPU sends and receives 2(p-1)/p of the vector: p-1 segments in each phase. The total does not "
+             "grow with p: more GPUs mean more, smaller steps. So the time is about 2(p-1)/p * vector / link "
+             "bandwidth, whatever p is, as long as every link runs at full speed at once.");
   return t;
 }
 }  // namespace
@@ -183,6 +184,16 @@ void show(Team& team, const std::string& title, const Table& table) {
   std::printf("\n");
 }
 
+// The problem in words for the run record's captions: "sum of 2^28 floats, all-reduce of 8 MiB to 256 MiB, 2 ranks".
+std::string problem_in_words(const SessionOptions& o, int ranks) {
+  std::string words;
+  if (o.runs_sum()) words += "sum of " + std::to_string(o.n) + " floats";
+  if (o.runs_all_reduce())
+    words += std::string(words.empty() ? "" : ", ") + "all-reduce of " + std::to_string(o.min_mib) + " MiB to " +
+             std::to_string(o.max_mib) + " MiB";
+  return words + ", " + std::to_string(ranks) + " ranks";
+}
+
 // "2 x NVIDIA H100 80GB HBM3", or "NVIDIA H100 80GB HBM3 (3 ranks on 1 GPU)": the device field of the record.
 std::string devices_text(Team& team) {
   std::set<int> distinct;
@@ -233,7 +244,7 @@ struct Shard {
   }
 };
 
-bool run_sum(Team& team, const SessionOptions& o, std::vector<std::pair<std::string, Table>>& tables) {
+bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
   const int p = team.ranks();
   say(team, "== The sum across GPUs: " + std::to_string(o.n) + " floats, a shard per rank ==");
   if (!team.has_nccl()) {
@@ -328,12 +339,12 @@ bool run_sum(Team& team, const SessionOptions& o, std::vector<std::pair<std::str
   } else {
     t.add_row({"stage 06 per shard + NCCL all-reduce of the partial sums", std::to_string(p), "FAIL"});
   }
-  t.add_note("GB/s: the input's bytes over the time. Each GPU reads only its shard, all at once, so the ideal is");
-  t.add_note(std::to_string(p) + " times one GPU's rate; what stops short of it is the last step, an all-reduce of " +
-             std::to_string(p) + " floats, which costs");
-  t.add_note("NCCL's latency, not bandwidth. Times: average of --reps runs back to back, host clock.");
+  t.add_note("GB/s: the input's bytes over the time. Each GPU reads only its shard, all at once, so the ideal is " +
+             std::to_string(p) + " times one GPU's rate; what stops short of it is the last step, an all-reduce of " +
+             std::to_string(p) + " floats, which costs NCCL's latency, not bandwidth.");
+  t.add_note("Times: average of --reps runs back to back, host clock.");
   show(team, "", t);
-  tables.emplace_back("sum", std::move(t));
+  record.add("sum", "The sum across GPUs against one GPU", t);
   return ok && whole_state != kFailed;
 }
 
@@ -351,13 +362,13 @@ Table links_table(Team& team, const LinkBandwidth& measured, std::size_t bytes, 
                Cell::num(alone[static_cast<std::size_t>(r)], 0), Cell::num(together[static_cast<std::size_t>(r)], 0)});
   }
   t.add_note("Measured with the ring's own copies (cudaMemcpyAsync of " + mib(bytes) +
-             " into the right neighbour's vector): alone, one link");
-  t.add_note("at a time; all at once, every rank sending while it receives, as in the ring. The slowest link all at");
-  t.add_note("once bounds a ring: the predictions below use it.");
+             " into the right neighbour's vector): alone, one link at a time; all at once, every rank sending while "
+             "it receives, as in the ring.");
+  t.add_note("The slowest link all at once bounds a ring: the predictions below use it.");
   return t;
 }
 
-bool run_all_reduce(Team& team, const SessionOptions& o, std::vector<std::pair<std::string, Table>>& tables) {
+bool run_all_reduce(Team& team, const SessionOptions& o, RunRecord& record) {
   const int p = team.ranks();
   say(team, "== The all-reduce: every rank ends with the element-wise sum ==");
   if (p < 2) {
@@ -386,7 +397,7 @@ bool run_all_reduce(Team& team, const SessionOptions& o, std::vector<std::pair<s
   double link_gbps = 0;
   Table links = links_table(team, measured, link_bytes, link_gbps);
   show(team, "The links of the ring:", links);
-  tables.emplace_back("links", std::move(links));
+  record.add("links", "The links of the ring", links);
 
   // Every local rank's vector against the CPU's sums; a failure is printed by the process that saw it.
   const auto check = [&](std::size_t n, const char* who) {
@@ -429,8 +440,9 @@ bool run_all_reduce(Team& team, const SessionOptions& o, std::vector<std::pair<s
   }
   t.add_note("Every element of every rank is checked against the CPU's sum (" +
              std::string(o.exact() ? "small integers: bit for bit" : "random floats: within p-1 roundings") + ").");
-  t.add_note("Bandwidths as the NCCL performance tests define them: algbw = vector bytes / time, busbw = algbw *");
-  t.add_note("2(p-1)/p, the rate each GPU's link carried; 'ring / NCCL' is NCCL's time over the ring's (> 1: ring faster).");
+  t.add_note("Bandwidths as the NCCL performance tests define them: algbw = vector bytes / time, busbw = algbw * "
+             "2(p-1)/p, the rate each GPU's link carried.");
+  t.add_note("'ring / NCCL' is NCCL's time over the ring's (> 1: ring faster).");
   char line[200];
   std::snprintf(line, sizeof line, "predicted: 2(p-1)/p * vector / %.0f GB/s, the slowest link all at once, and nothing else.",
                 link_gbps);
@@ -439,7 +451,7 @@ bool run_all_reduce(Team& team, const SessionOptions& o, std::vector<std::pair<s
              " unmeasured ones.");
   if (shared) t.add_note("Ranks share GPUs here: the 'links' are copies inside one GPU's memory, not NVLink or PCIe.");
   show(team, "The all-reduce, hand-written ring against NCCL (" + team.nccl_status() + "):", t);
-  tables.emplace_back("all_reduce", std::move(t));
+  record.add("all_reduce", "The all-reduce, hand-written ring against NCCL", t);
   return all_ok;
 }
 }  // namespace
@@ -453,17 +465,15 @@ int run_session(Team& team, const SessionOptions& o, const std::string& program,
     }
     std::printf("NCCL: %s\n\n", team.nccl_status().c_str());
   }
-  std::vector<std::pair<std::string, Table>> tables;
+  // Only the process that prints writes the record.
+  RunRecord record(program, arguments, team.prints() ? o.json : std::string());
+  record.set_device(devices_text(team));
+  record.set_problem(problem_in_words(o, team.ranks()));
   bool ok = true;
-  if (o.runs_sum()) ok = run_sum(team, o, tables) && ok;
-  if (o.runs_all_reduce()) ok = run_all_reduce(team, o, tables) && ok;
-  if (!o.json.empty() && team.prints()) {
-    std::vector<std::pair<std::string, const Table*>> named;
-    for (const auto& [name, table] : tables) named.emplace_back(name, &table);
-    write_run_json(o.json, program, devices_text(team), arguments, named);
-  }
+  if (o.runs_sum()) ok = run_sum(team, o, record) && ok;
+  if (o.runs_all_reduce()) ok = run_all_reduce(team, o, record) && ok;
   say(team, ok ? "every check passed" : "FAILED: a result differs from the CPU reference (see above)");
-  return ok ? 0 : 1;
+  return record.finish(ok ? 0 : 1);
 }
 
 }  // namespace pmpp::ch10::multi_gpu
