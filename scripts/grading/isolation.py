@@ -1,8 +1,15 @@
 """How code under test runs: as root, each concurrent job (a compile or a runner) gets a dedicated
 system user, pmpp-grader-<n>, created on demand; the code runs as that user behind pmpp_sandbox
 (hidden paths, a fresh /tmp, resource limits), and after every job every process of that user is
-killed. Not as root, code under test runs as the grading user, and only the resource limits apply."""
+killed. Not as root, code under test runs as the grading user, and only the resource limits apply.
 
+Killed processes must also be reaped: a zombie still counts against its user's process limit. An
+orphan goes to the nearest "subreaper" among its ancestors, else to PID 1, and the PID 1 of many
+containers (a shell, a bare init) never reaps: a fork bomb's hundreds of zombies would then hold that
+user's limit forever, and every later worker of the slot fail to start a thread. So grade, as root,
+is the subreaper of everything it starts, and reaps the slot user's orphans after each clean-up."""
+
+import ctypes
 import os
 import pwd
 import shutil
@@ -40,6 +47,36 @@ def _ensure_user(name: str) -> Tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
+PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
+
+
+def become_subreaper():
+    """Orphans of the processes this one starts come to it, not to PID 1 (see above)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise GradingBroke(f"cannot become the subreaper of the code under test: {os.strerror(ctypes.get_errno())}")
+
+
+def reap_orphans_of(uid: int):
+    """Reap this process's zombie children owned by @uid: orphans of code under test. Never one of our own
+    subprocesses (their waits would find nothing): those run as root when the slot is cleaned up."""
+    me = str(os.getpid())
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{entry}/status").read_text().splitlines()
+                          if ":" in line)
+        except OSError:
+            continue  # gone meanwhile
+        if (fields.get("State", "").strip().startswith("Z") and fields.get("PPid", "").strip() == me
+                and int(fields.get("Uid", "-1").split()[0]) == uid):
+            try:
+                os.waitpid(int(entry), os.WNOHANG)
+            except ChildProcessError:
+                pass  # reaped meanwhile
+
+
 class Isolation:
     def __init__(self, sandbox: str, slots: int, hide: List[Path], worker_memory: int, timeout: float):
         self.sandbox = sandbox
@@ -47,6 +84,8 @@ class Isolation:
         self.worker_memory = worker_memory
         self.timeout = timeout
         self.users = [_ensure_user(f"{USER_PREFIX}{n}") for n in range(slots)] if self.as_root else []
+        if self.as_root:
+            become_subreaper()
         self.hide = self._outermost(hide)
         self.private_mounts = ""
         if self.as_root:
@@ -112,6 +151,7 @@ class Isolation:
             result = run(cmd, timeout=120)
             if result.returncode != 0:
                 raise GradingBroke(f"could not end the processes of {USER_PREFIX}{slot}: {result.output.strip()}")
+            reap_orphans_of(self.users[slot][0])
 
     def make_private_dir(self, path: Path, slot: Optional[int] = None):
         """A fresh folder @path: readable by the grading user only, or owned by the slot's user."""

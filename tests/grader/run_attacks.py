@@ -9,7 +9,8 @@ solution and an honest starter of each attacked exercise, and check that
   files reaches none;
 - every report is complete (every case of every graded exercise, with every field), its outputs cut
   to size, and still what grade wrote once the attacks' daemons had time to overwrite it;
-- no process of the grading users survives, no file of theirs is left in /dev/shm, and no text of
+- no process of the grading users survives, none is left a zombie (a zombie holds its user's process
+  limit, and the PID 1 of many containers never reaps), no file of theirs is left in /dev/shm, and no text of
   the hidden tests appears in any report.
 
 Runs as root only (attacks kill every process they can): CTest reports it as skipped otherwise.
@@ -51,8 +52,9 @@ def hidden_markers(hidden: Path):
 
 
 def processes_of_grading_users():
+    """(their uids, those alive, the zombies among them)."""
     users = {p.pw_uid for p in pwd.getpwall() if p.pw_name.startswith("pmpp-grader-")}
-    alive = []
+    alive, zombies = [], []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -61,9 +63,10 @@ def processes_of_grading_users():
         except OSError:
             continue
         uid = int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))
-        if uid in users and not re.search(r"^State:\s+Z", status, re.M):
-            alive.append(f"{entry.name} ({(entry / 'comm').read_text().strip()})")
-    return users, alive
+        if uid in users:
+            name = f"{entry.name} ({(entry / 'comm').read_text().strip()})"
+            (zombies if re.search(r"^State:\s+Z", status, re.M) else alive).append(name)
+    return users, alive, zombies
 
 
 def digest(folder: Path):
@@ -82,6 +85,7 @@ def main():
               "only grading as root keeps away from everything else")
         return SKIPPED
 
+    zombies_before = set(processes_of_grading_users()[2])  # another run's, not this one's
     build = args.build_dir.resolve()
     manifest = json.loads((build / "exercises" / "manifest.json").read_text())
     configured = manifest.get("hidden_tests_dir") or ""
@@ -108,6 +112,8 @@ def main():
     print("$ " + " ".join(cmd), flush=True)
     started = time.monotonic()
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    # At once, before PID 1 (which may reap orphans only now and then) can hide what grade left.
+    zombies_after = set(processes_of_grading_users()[2])
     print(result.stdout[-20000:])
     print(f"(grade took {time.monotonic() - started:.0f} s)")
     failures = []
@@ -181,9 +187,13 @@ def main():
     if any(int(r) for r, _ in reaches):
         failures.append("attack-reach_other_jobs reached the processes or files of other jobs")
 
-    users, alive = processes_of_grading_users()
+    users, alive, _ = processes_of_grading_users()
     if alive:
         failures.append(f"processes of the grading users survived: {', '.join(alive)}")
+    left_unreaped = sorted(zombies_after - zombies_before)
+    if left_unreaped:
+        failures.append(f"{len(left_unreaped)} processes of the grading users were left unreaped (zombies), e.g. "
+                        f"{', '.join(left_unreaped[:5])}")
     for path in [Path("/dev/shm/pmpp-leak"), Path("/tmp/pmpp-leak")]:
         if path.exists():
             failures.append(f"{path} exists: something read the hidden tests")
