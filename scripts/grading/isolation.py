@@ -102,6 +102,18 @@ class Isolation:
         uid, gid = self.users[slot]
         return f"{uid}:{gid}"
 
+    def check_visible(self, tools: List[str]):
+        """Student code is compiled in the sandbox: the compilers must not lie in a path it hides (a
+        toolkit unpacked inside the repository or the build folder, say)."""
+        if not self.as_root or self.private_mounts:
+            return  # nothing is hidden
+        for tool in filter(None, tools):
+            real = Path(os.path.realpath(tool))
+            inside = [h for h in self.hide if h == real or h in real.parents]
+            if inside:
+                raise GradingBroke(f"the compiler {tool} lies inside {inside[0]}, which student code may not see: "
+                                   "use a toolkit installed elsewhere (under /usr/local or /opt, say)")
+
     def describe(self) -> str:
         if not self.as_root:
             user = pwd.getpwuid(os.geteuid()).pw_name
