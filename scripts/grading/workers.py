@@ -60,8 +60,10 @@ class WorkerCompiler:
         shutil.copytree(self.kit, staging / "kit", symlinks=True)
         for n, obj in enumerate(exercise["calls_objects"]):
             shutil.copyfile(obj, staging / "kit" / "objects" / f"calls_{n}.o")
+            os.chmod(staging / "kit" / "objects" / f"calls_{n}.o", 0o644)
         name = f"{exercise['name']}.cu"
         (staging / name).write_bytes(source)
+        os.chmod(staging / name, 0o644)  # readable by the slot's user whatever grade's umask (077 on some machines)
 
         nvcc = self.build["nvcc"]
         cmd = self.isolation.compile_command(slot, staging, [

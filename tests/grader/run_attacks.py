@@ -13,6 +13,9 @@ solution and an honest starter of each attacked exercise, and check that
   limit, and the PID 1 of many containers never reaps), no file of theirs is left in /dev/shm, and no text of
   the hidden tests appears in any report.
 
+grade runs under umask 077, as on machines that default to it: nothing it hands to the code under test
+may depend on a permissive umask.
+
 Runs as root only (attacks kill every process they can): CTest reports it as skipped otherwise.
 
 usage: run_attacks.py --build-dir DIR [--timeout S] [--jobs N]
@@ -111,7 +114,10 @@ def main():
         cmd += ["--exercise", name]
     print("$ " + " ".join(cmd), flush=True)
     started = time.monotonic()
-    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    # Under the strictest usual umask: what grade hands to the code under test (the source, the objects
+    # it links) must be readable by the sandbox's users whatever the umask of the machine that grades.
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                            umask=0o077)
     # At once, before PID 1 (which may reap orphans only now and then) can hide what grade left.
     zombies_after = set(processes_of_grading_users()[2])
     print(result.stdout[-20000:])
