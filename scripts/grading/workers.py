@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from .isolation import Isolation
-from .processes import run
+from .processes import GradingBroke, clip, run
 
 HEADER_SUFFIXES = (".hpp", ".cuh", ".h")
 MAX_WORKER_BYTES = 1 << 30
@@ -103,3 +103,19 @@ class WorkerCompiler:
                 shutil.copyfileobj(f, out)
         os.chmod(destination, 0o755)
         return destination
+
+
+def require_a_working_compiler(compiler: WorkerCompiler, none_compiled, solutions: Path, scratch: Path):
+    """A toolkit or sandbox that cannot compile fails every student alike, which would read as a class
+    of which nobody's file compiled. So for each exercise of @none_compiled (no submitted file of it
+    compiled), its solution must compile in the same sandbox, or grading stops with what the compiler
+    said."""
+    for e in none_compiled:
+        solution = solutions / e["chapter"] / f"{e['name']}.cu"
+        if not solution.is_file():
+            continue  # a copy of the repository without the solutions
+        control = compiler.compile(0, e, solution.read_bytes(), scratch / "control" / e["name"])
+        if not control.worker:
+            raise GradingBroke(f"no submitted {e['name']}.cu compiled, and neither does the solution in the same "
+                               "sandbox: the compiler or the sandbox is broken on this machine, and no grade "
+                               f"would mean anything. The compiler said:\n{clip(control.log, 3000)}")
