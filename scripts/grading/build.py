@@ -3,6 +3,7 @@ references, verdicts), the solutions' workers (the reference for speed cases), t
 the sandbox. No student code is ever compiled here: that happens in workers.py, in a sandbox."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Optional
@@ -42,3 +43,5 @@ def build_trusted(build: Path, manifest: dict, exercises, jobs: int, log_dir: Pa
     (log_dir / "build.log").write_text(result.output)
     if result.returncode != 0:
         raise GradingBroke(f"could not build the tests (log: {log_dir / 'build.log'}):\n" + clip(result.output, 3000))
+    for e in exercises:  # speed cases start it as a sandbox user, whatever umask it was built under
+        os.chmod(e["reference_worker"], 0o755)

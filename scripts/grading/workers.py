@@ -58,12 +58,12 @@ class WorkerCompiler:
         staging = self.scratch / "compile" / f"slot{slot}"
         self.isolation.make_private_dir(staging, slot)
         shutil.copytree(self.kit, staging / "kit", symlinks=True)
+        # What the slot's user reads is made readable here, whatever grade's umask (077 on some machines).
         for n, obj in enumerate(exercise["calls_objects"]):
-            shutil.copyfile(obj, staging / "kit" / "objects" / f"calls_{n}.o")
-            os.chmod(staging / "kit" / "objects" / f"calls_{n}.o", 0o644)
+            os.chmod(shutil.copyfile(obj, staging / "kit" / "objects" / f"calls_{n}.o"), 0o644)
         name = f"{exercise['name']}.cu"
         (staging / name).write_bytes(source)
-        os.chmod(staging / name, 0o644)  # readable by the slot's user whatever grade's umask (077 on some machines)
+        os.chmod(staging / name, 0o644)
 
         nvcc = self.build["nvcc"]
         cmd = self.isolation.compile_command(slot, staging, [
