@@ -6,6 +6,8 @@
 //   pmpp_sandbox [options] -- PROGRAM [ARGS...]
 //   pmpp_sandbox --user UID:GID --clean-up
 //
+// PROGRAM may lie under a hidden path; a script (say a wrapper that execs the real nvcc) may not.
+//
 //   --user UID:GID     run as this user and group, with no supplementary groups (needs root)
 //   --private-mounts   (with --user) a private mount namespace: fresh empty /tmp and /var/tmp, and
 //   --hide PATH        PATH (a folder) shows up empty and unreadable, or (a file) empty
@@ -276,12 +278,27 @@ std::vector<std::string> environment(const Options& o) {
   return env;
 }
 
+/// True when @p path starts with "#!": a script, which the kernel runs through its interpreter.
+bool is_script(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char start[2] = {};
+  const bool script = read(fd, start, 2) == 2 && start[0] == '#' && start[1] == '!';
+  close(fd);
+  return script;
+}
+
 int run(const Options& o) {
   if (o.user && geteuid() != 0) fail("--user needs root");
   if (o.user && o.user->first == 0) fail("will not run code under test as root");
-  // Opened now, before anything is hidden: the program may lie under a hidden path.
-  const int program = open(o.command.front().c_str(), O_PATH | O_CLOEXEC);
-  check(program >= 0, "cannot open " + o.command.front());
+  // A program (a worker) is opened now, before anything is hidden: it may lie under a hidden path.
+  // A script (a compiler's wrapper, such as an nvcc that only execs the real one) cannot run from a
+  // close-on-exec descriptor: its interpreter would be handed /dev/fd/N, closed by then. It runs by
+  // its path, which must stay visible.
+  const std::string& path = o.command.front();
+  const bool script = is_script(path);
+  const int program = open(path.c_str(), O_PATH | O_CLOEXEC);
+  check(program >= 0, "cannot open " + path);
   if (o.private_mounts)
     isolate_filesystem(o);
   else
@@ -313,8 +330,11 @@ int run(const Options& o) {
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   argv.push_back(nullptr);
   envp.push_back(nullptr);
-  syscall(SYS_execveat, program, "", argv.data(), envp.data(), AT_EMPTY_PATH);
-  fail("cannot run " + o.command.front() + ": " + std::strerror(errno));
+  if (script)
+    execve(path.c_str(), argv.data(), envp.data());
+  else
+    syscall(SYS_execveat, program, "", argv.data(), envp.data(), AT_EMPTY_PATH);
+  fail("cannot run " + path + (script ? " (a script, run by its path)" : "") + ": " + std::strerror(errno));
 }
 
 }  // namespace
