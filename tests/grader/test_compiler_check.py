@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from grading.processes import GradingBroke  # noqa: E402
 from grading.workers import Compiled, require_a_working_compiler  # noqa: E402
+from verdict import verdict  # noqa: E402
 
 EXERCISE = {"id": "ex10.1", "chapter": "ch10", "name": "max_reduction"}
 
@@ -61,10 +62,7 @@ def main():
         if untouched.sources:
             failures.append("a compile was tried where a file compiled, or where there is no solution")
 
-    for f in failures:
-        print(f"FAILED: {f}")
-    print("every check holds" if not failures else f"{len(failures)} checks failed")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from verdict import verdict
+
 NOBODY = "65534:65534"
 
 
@@ -58,10 +60,7 @@ def main():
                    sandbox(tool, user + ["--private-mounts", "--hide", tmp], [wrapper]), 125,
                    f"cannot run {wrapper} (a script, run by its path)")
 
-    for f in failures:
-        print(f"FAILED: {f}")
-    print("every check holds" if not failures else f"{len(failures)} checks failed")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":
