@@ -10,7 +10,7 @@ endif()
 file(READ ${OUT}/with/results_ch10_multi_gpu.md text)
 foreach(regex IN ITEMS
     "Recorded with `ch10_multi_gpu --gpus 2 --min-mib 8 --max-mib 32`"
-    "The all-reduce, hand-written ring against NCCL: sum of 268435456 floats, all-reduce of 8 MiB to 32 MiB, 2 ranks, on the 2 x Fixture GPU"
+    "The all-reduce, hand-written ring against NCCL: sum of 268435456 floats, all-reduce of 8 MiB to 32 MiB, 2 ranks: one process driving 2 GPU\\(s\\), on the 2 x Fixture GPU"
     "\\| 16 MiB \\| PASS \\| 0.25 \\| 67.1 \\| PASS \\|"
     "\\| 32 MiB \\| FAIL \\|"
     "image html busbw_[a-z0-9_]+\\.svg")

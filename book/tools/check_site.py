@@ -109,12 +109,17 @@ def root_of(node):
 
 
 def recorded_tables(results):
-    """{caption text: (record, table)} for every table of every record."""
+    """{caption text: (record, table)} for every table of every record. Two records whose tables would
+    share a caption are an error: a reader could not tell which run a table came from."""
     found = {}
     for path in sorted(results.rglob("*.json")):
         record = run_record.load(path)
         for table in record.tables:
-            found[normal(f"{table.title}: {record.problem}, on the {record.device}.")] = (record, table)
+            caption = normal(f"{table.title}: {record.problem}, on the {record.device}.")
+            if caption in found and found[caption][0].path != record.path:
+                raise run_record.RecordError(f"{found[caption][0].path} and {path} both hold a table captioned "
+                                             f"'{caption[:80]}': make their problems say how the runs differ")
+            found[caption] = (record, table)
     return found
 
 

@@ -5,8 +5,11 @@
 
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
 #include "ch10_reduction/multi_gpu/ring_rank.hpp"
@@ -58,17 +61,25 @@ std::vector<cudaEvent_t> open_events(const std::vector<char>& bytes, std::size_t
 }
 
 // Copies between ranks on different GPUs go straight over the link only where peer access is on.
+// Peer access belongs to the process and is enabled once for each ordered pair of GPUs; several rings,
+// or several ranks on each GPU, meet the same pair again. Asking twice fails (the code below tolerates
+// that, but compute-sanitizer reports every failed call), so the pairs already enabled are remembered.
 void enable_peer_access(int from, int to) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> enabled;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (enabled.count({from, to}) != 0) return;
   int can = 0;
   CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
   if (!can) return;  // cudaMemcpyAsync still works, through host memory
   CUDA_CHECK(cudaSetDevice(from));
   const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
   if (status == cudaErrorPeerAccessAlreadyEnabled) {
-    cudaGetLastError();  // not an error here: another pair of ranks enabled it
-    return;
+    cudaGetLastError();  // not an error here: something else in this process (NCCL, say) enabled it
+  } else {
+    CUDA_CHECK(status);
   }
-  CUDA_CHECK(status);
+  enabled.insert({from, to});
 }
 }  // namespace
 

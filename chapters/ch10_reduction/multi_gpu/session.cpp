@@ -184,14 +184,16 @@ void show(Team& team, const std::string& title, const Table& table) {
   std::printf("\n");
 }
 
-// The problem in words for the run record's captions: "sum of 2^28 floats, all-reduce of 8 MiB to 256 MiB, 2 ranks".
-std::string problem_in_words(const SessionOptions& o, int ranks) {
+// The problem in words for the run record's captions: "sum of 268435456 floats, all-reduce of 8 MiB to
+// 256 MiB, 2 ranks: one process driving 2 GPU(s)". How the ranks were started is part of it, so that
+// the two launch modes' records of the same sizes have captions of their own.
+std::string problem_in_words(const SessionOptions& o, Team& team) {
   std::string words;
   if (o.runs_sum()) words += "sum of " + std::to_string(o.n) + " floats";
   if (o.runs_all_reduce())
     words += std::string(words.empty() ? "" : ", ") + "all-reduce of " + std::to_string(o.min_mib) + " MiB to " +
              std::to_string(o.max_mib) + " MiB";
-  return words + ", " + std::to_string(ranks) + " ranks";
+  return words + ", " + std::to_string(team.ranks()) + " ranks: " + team.description();
 }
 
 // "2 x NVIDIA H100 80GB HBM3", or "NVIDIA H100 80GB HBM3 (3 ranks on 1 GPU)": the device field of the record.
@@ -468,7 +470,7 @@ int run_session(Team& team, const SessionOptions& o, const std::string& program,
   // Only the process that prints writes the record.
   RunRecord record(program, arguments, team.prints() ? o.json : std::string());
   record.set_device(devices_text(team));
-  record.set_problem(problem_in_words(o, team.ranks()));
+  record.set_problem(problem_in_words(o, team));
   bool ok = true;
   if (o.runs_sum()) ok = run_sum(team, o, record) && ok;
   if (o.runs_all_reduce()) ok = run_all_reduce(team, o, record) && ok;
