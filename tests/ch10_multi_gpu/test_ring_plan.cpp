@@ -117,7 +117,7 @@ TEST_CASE("the plan run on the CPU gives the element-wise sum of different input
   }
 }
 
-TEST_CASE("the default message size: about 8 per segment, at least 1 MiB, at most 64 messages", "[ring_plan]") {
+TEST_CASE("the default message size: about 8 per segment, at least 4 MiB, at most 64 messages", "[ring_plan]") {
   // 256 MiB over 2 ranks: 128 MiB segments in 8 messages of 16 MiB.
   const RingPlan big = plan_ring(std::size_t{1} << 26, 2);
   CHECK(big.chunk_elements == std::size_t{1} << 22);
@@ -126,6 +126,12 @@ TEST_CASE("the default message size: about 8 per segment, at least 1 MiB, at mos
   const RingPlan huge = plan_ring(std::size_t{1} << 30, 2, std::size_t{1} << 22);
   CHECK(huge.chunks == kMaxChunks);
   CHECK(huge.chunk_elements == std::size_t{1} << 23);
+  // 64 MiB over 2 ranks: 32 MiB segments in 8 messages of 4 MiB; 16 MiB: 8 MiB segments in 2 messages,
+  // not 8 of 1 MiB, since each message costs the same fixed time whatever its size.
+  CHECK(plan_ring(std::size_t{1} << 24, 2).chunks == 8);
+  const RingPlan medium = plan_ring(std::size_t{1} << 22, 2);
+  CHECK(medium.chunk_elements == std::size_t{1} << 20);
+  CHECK(medium.chunks == 2);
   // A small vector: one message per segment, no larger than the segment.
   const RingPlan small = plan_ring(1000, 4);
   CHECK(small.chunks == 1);

@@ -87,7 +87,7 @@ struct RingPlan {
 };
 
 /// Floats per message when the caller leaves it to the plan: about 8 messages per segment and step,
-/// each from 1 MiB (fewer messages cost less host time) to 16 MiB (less staging memory); plan_ring
+/// each from 4 MiB (every message has a fixed cost, whatever its size) to 16 MiB (less staging memory); plan_ring
 /// raises it where a segment would need more than kMaxChunks messages.
 std::size_t default_chunk_elements(std::size_t n, int ranks);
 /// The plan for n floats over @p ranks ranks with messages of about @p chunk_elements floats (0: the
