@@ -121,8 +121,13 @@ int main() {
   Mappings mappings;
   std::string request;
   bool answered = true;
-  while (answered && !read_frame(kRequestFd, request))  // until the trusted side closes the pipe
+  while (answered && !read_frame(kRequestFd, request)) {  // until the trusted side closes the pipe
+    // The first call waits for the context. Code under test that ends the process (exit) runs the
+    // CUDA runtime's teardown; with the warm-up thread still inside the runtime that crashed the
+    // worker (SIGSEGV) and hid how it ended. A call needs the context anyway.
+    if (warm_up.joinable()) warm_up.join();
     answered = write_frame(kReplyFd, answer(request, mappings));
-  warm_up.join();
+  }
+  if (warm_up.joinable()) warm_up.join();
   return answered ? 0 : 1;
 }
