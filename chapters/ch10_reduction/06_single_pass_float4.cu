@@ -26,9 +26,10 @@
 //              its peak even to a long stream, after a ramp-up of a microsecond or so. At 2^28 the
 //              fixed cost is 1% of the time, and DRAM is the limit: 0.3383 against CUB's 0.3407 ms
 //              (1.01x), 94.7% of the theoretical peak, and Nsight Compute finds DRAM busy 94.5% of the
-//              time under this kernel and 95.0% under CUB's. Beating CUB by 4% there would take 98%
-//              of the theoretical peak; the limit row (an empty kernel plus one read at peak) itself is
-//              only 1.05x CUB.
+//              time under this kernel and 95.0% under CUB's. Beating CUB by 4% there would take 95% to
+//              98% of the theoretical peak (CUB's time varies from run to run), and no kernel reads that
+//              fast: in a later run (this stage 0.3458 ms, CUB 0.3496 ms) a kernel that does nothing but
+//              read the input (the "limit: read once" row) took 0.3429 ms, 93.4% of the peak, 1.02x CUB.
 //              Variants measured on the H100, none faster at 2^24 or at 2^28 (all within 0.5% at 2^28
 //              but the chunked ones, 3-6% slower): 256- and 512-thread blocks, 2 or 8 loads in flight,
 //              one contiguous chunk per block, chunks handed out by an atomic counter, evict-first,

@@ -14,13 +14,13 @@
 //              spatial patches. And where the host-driven strategies launch pass after pass, the later
 //              ones far too small to fill the GPU, this one is a single launch whose grid is sized to
 //              the GPU, not to the matrix: coarsening stops where the GPU is full.
-// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0931 ms for 8192^2 (86% of peak
-//              DRAM, 3.5x inner) and 0.1379 ms for 8191 x 12289 (87%), short of the 90% we aimed for.
-//              A one-launch reduction of the same bytes as a flat array (stage 06's kernel) reached about
-//              88% at 8192^2 and CUB 86%: an empty kernel (3 us) and the last block's combine (about
-//              2 us) are 6% of the time, and outer_coalesced's first pass alone, which leaves the combine
-//              to later launches, reads at 90%. Odd widths cost
-//              more: rows that do not start on 16-byte boundaries are read one float at a time, four
+// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0950 ms for 8192^2 (84% of peak
+//              DRAM, 3.45x inner) and 0.1453 ms for 8191 x 12289 (83%), short of the 90% we aimed for.
+//              In the same run a kernel that only reads the same bytes (the "limit: read once" row)
+//              took 0.0887 ms (90.2%) and 0.1305 ms (92.0%): at 8192^2 the 90% is the ceiling itself.
+//              Of the 6.3 us this strategy loses to it there, the last block's combine is about 2 us,
+//              as in stage 06; the rest we have not pinned down. Odd widths cost more (11% over the
+//              read): rows that do not start on 16-byte boundaries are read one float at a time, four
 //              times the load instructions, and Nsight Compute shows warps waiting for the load/store
 //              queue (lg_throttle).
 // =================================================================================================

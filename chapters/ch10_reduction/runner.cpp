@@ -166,7 +166,7 @@ Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer) 
 // ---- Tables ----------------------------------------------------------------------------------------
 
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
-                    const Measurement* baseline, const Timing* empty_launch) {
+                    const Measurement* baseline, const Timing* empty_launch, const ReadLimit* read_limit) {
   Table t({"stage", "check", "grid x block", "launches", "median ms", "GB/s", "% peak DRAM", "x CUB"});
   const double bytes = static_cast<double>(n) * sizeof(float);
   const bool have_baseline = baseline != nullptr && baseline->check.ok && baseline->timing.median_ms > 0;
@@ -190,6 +190,13 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
     t.add_row({r.stage->id, "PASS", shape, launches, Cell::num(ms, 4), Cell::num(gbps, 0),
                Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
   }
+  const bool show_read = read_limit != nullptr && device.peak_dram_gbps > 0;
+  if (show_read) {
+    const double ms = read_limit->timing.median_ms, gbps = gb_per_s(bytes, ms);
+    t.add_row({"limit: read once", "-", std::to_string(read_limit->grid) + " x " + std::to_string(read_limit->block),
+               "1", Cell::num(ms, 4), Cell::num(gbps, 0), Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
+               x_baseline(ms)});
+  }
   const bool show_limit = empty_launch != nullptr && device.peak_dram_gbps > 0;
   const double read_ms = device.ms_at_peak_dram(bytes);
   if (show_limit) {
@@ -201,6 +208,8 @@ Table results_table(const std::vector<Measurement>& runs, std::size_t n, const D
              "fraction of the DRAM limit reached.");
   t.add_note("Timed launches only, median of the repetitions, L2 flushed before each.");
   t.add_note("'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
+  if (show_read)
+    t.add_note(std::string(kReadLimitNote) + " A reduction reads as much and does more.");
   if (show_limit) {
     char line[300];
     std::snprintf(line, sizeof line,

@@ -16,6 +16,7 @@
 #include "pmpp/cli.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/device_info.hpp"
+#include "pmpp/read_limit.hpp"
 #include "pmpp/report.hpp"
 #include "pmpp/timing.hpp"
 
@@ -75,6 +76,8 @@ class Problem {
   ResourceCounts measure(const Stage& stage, LaunchConfig& config);
   /// Run @p stage's instrumented build once and return its operator applications, in order.
   std::vector<TraceRecord> trace(const Stage& stage);
+  /// The fastest read of the input by a kernel that does nothing else: the measured DRAM limit.
+  ReadLimit read_limit(KernelTimer& timer) { return time_read_once(d_input_.data(), d_input_.bytes(), timer); }
 
  private:
   ReduceArgs args(const Stage& stage);
@@ -101,11 +104,13 @@ struct Measurement {
 Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer);
 
 /// Launch configuration, check, time, GB/s and % of peak DRAM for each run, and the throughput
-/// relative to @p baseline (the CUB row) when one is given. With @p empty_launch (an empty kernel timed
-/// by the same timer) a last row gives the limit for one launch: that fixed cost plus one read of the
-/// input at peak DRAM bandwidth, the least time any one-launch reduction of n floats can take here.
+/// relative to @p baseline (the CUB row) when one is given. Then up to two limits. With @p read_limit (the
+/// fastest read of the input, pmpp/read_limit.hpp, timed by the same timer): what DRAM delivers in
+/// practice, measured. With @p empty_launch (an empty kernel timed by the same timer): that fixed cost
+/// plus one read of the input at the data sheet's peak, the least time any one-launch reduction of n
+/// floats could take here if the memory delivered its peak.
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
-                    const Measurement* baseline, const Timing* empty_launch);
+                    const Measurement* baseline, const Timing* empty_launch, const ReadLimit* read_limit = nullptr);
 /// The text's analysis for one stage: its closed forms, the same rules counted for this kernel, and
 /// (if given) what the instrumented build counted on the GPU, with the reasons where they differ.
 Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& config,

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     runs.push_back(cub);
 
     const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
-    const Table results = results_table(runs, options.n, device, &runs.back(), &empty_launch);
+    const ReadLimit read_limit = problem.read_limit(timer);         // what DRAM delivers, measured
+    const Table results = results_table(runs, options.n, device, &runs.back(), &empty_launch, &read_limit);
     results.print(std::cout);
     std::printf("\nThe text's analysis next to what the instrumented kernels counted on the GPU:\n");
     const Table analysis = analysis_summary(runs, options.n, current_gpu_shape());

@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     const Measurement run = run_stage(problem, stage, timer);
     std::printf("launch:  %s\ncheck:   %s\n\n", run.check.config.to_string().c_str(), run.check.summary().c_str());
     const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
-    const Table results = results_table({run}, options.n, device, nullptr, &empty_launch);
+    const ReadLimit read_limit = problem.read_limit(timer);         // what DRAM delivers, measured
+    const Table results = results_table({run}, options.n, device, nullptr, &empty_launch, &read_limit);
     results.print(std::cout);
     record.add("results", std::string("Stage ") + stage.id, results);
     if (!run.check.ok) return record.finish(kExitCheckFailed);
