@@ -2,9 +2,11 @@
 // 2D matrix sum, "outer_columns" strategy (beyond the source): one thread per tall, thin patch, one launch
 //
 // What it is:  the outer idea (one thread, many elements, no barrier inside its patch) with the patch
-//              turned on its side: a thread sums 16 rows of one column (of one float4 when every row
-//              starts on a 16-byte boundary), so at every step the 32 lanes of a warp read 32
-//              neighbouring columns, coalesced, and each thread's sum is still a spatial patch. The grid
+//              turned on its side: a thread sums 16 rows of one column, four floats wide, so at every
+//              step the 32 lanes of a warp read 32 neighbouring float4s, coalesced, and each thread's
+//              sum is still a spatial patch. Rows that do not start on a 16-byte boundary (a width that
+//              is not a multiple of 4) are read as the aligned float4s that cover them, each float
+//              kept only by the row it belongs to. The grid
 //              holds as many blocks as the GPU runs at once; each thread takes patch after patch, a
 //              grid's worth apart. Then, in the same launch, the blocks combine their threads' sums with
 //              shuffles and the last block to finish combines the blocks' (block_combine.cuh, as stage
@@ -13,16 +15,18 @@
 //              coalesced but sums elements a pass-width apart. Here both hold: coalesced reads and
 //              spatial patches. And where the host-driven strategies launch pass after pass, the later
 //              ones far too small to fill the GPU, this one is a single launch whose grid is sized to
-//              the GPU, not to the matrix: coarsening stops where the GPU is full.
-// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0950 ms for 8192^2 (84% of peak
-//              DRAM, 3.45x inner) and 0.1453 ms for 8191 x 12289 (83%), short of the 90% we aimed for.
+//              the GPU, not to the matrix: coarsening stops where the GPU is full. Odd widths used to be
+//              read one float at a time: four times the load instructions, warps waiting for the
+//              load/store queue (lg_throttle in Nsight Compute), 11% slower than a read of the same
+//              bytes. Masked float4s made 8191 x 12289 3% faster (83% of peak DRAM to 85-86%).
+// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0953 ms for 8192^2 (84% of peak
+//              DRAM, 3.42x inner) and 0.1406 ms for 8191 x 12289 (85%), short of the 90% we aimed for.
 //              In the same run a kernel that only reads the same bytes (the "limit: read once" row)
-//              took 0.0887 ms (90.2%) and 0.1305 ms (92.0%): at 8192^2 the 90% is the ceiling itself.
-//              Of the 6.3 us this strategy loses to it there, the last block's combine is about 2 us,
-//              as in stage 06; the rest we have not pinned down. Odd widths cost more (11% over the
-//              read): rows that do not start on 16-byte boundaries are read one float at a time, four
-//              times the load instructions, and Nsight Compute shows warps waiting for the load/store
-//              queue (lg_throttle).
+//              took 0.0887 ms (90.3%) and 0.1307 ms (91.9%): at 8192^2 the 90% is the ceiling itself.
+//              This strategy takes 7% longer than that read at both shapes. The last block's combine
+//              is about 2 us of the 6.6 us lost at 8192^2, as in stage 06; the rest we have not pinned
+//              down. A matrix that does not itself start on a 16-byte boundary is still read one float
+//              at a time.
 // =================================================================================================
 #include <cuda_runtime.h>
 
@@ -43,27 +47,43 @@ namespace pmpp::ch10 {
 // ---- Constants ----------------------------------------------------------------------------------
 
 constexpr unsigned int PATCH_ROWS = MATRIX_COLUMN_PATCH_ROWS;  // a patch: PATCH_ROWS rows of one column
+
+/// How a thread reads its patch's rows.
+enum class RowReads {
+  float4s,         ///< every row starts on a 16-byte boundary: a column is one float4 of every row
+  masked_float4s,  ///< the matrix does, its rows do not: aligned float4s, the other rows' floats masked out
+  floats,          ///< not even the matrix does: one float at a time
+};
 // Threads per block, measured on an H100 (8192^2 and 8191 x 12289): 256 when a thread reads float4s,
 // 1024 when it reads single floats.
-template <bool VECTOR_IO>
-constexpr unsigned int COLUMNS_BLOCK_DIM = VECTOR_IO ? 256 : 1024;
+template <RowReads READS>
+constexpr unsigned int COLUMNS_BLOCK_DIM = READS == RowReads::floats ? 1024 : 256;
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
 //! [kernel]
-// VECTOR_IO: every row starts on a 16-byte boundary, so a "column" is four floats wide and moves as
-// one float4; otherwise it is one float wide.
+// A "column" is one float4 of every row (RowReads::float4s), one aligned float4 of every row with the
+// floats of neighbouring rows masked out (masked_float4s: the float4s of a row whose start is not on
+// a 16-byte boundary hold the end of the row before it or the start of the row after it, which those
+// rows count), or one float (floats).
 // No minimum of blocks per SM in the launch bounds: a whole patch's PATCH_ROWS loads in flight need
-// their registers more than the SM needs more threads (the grid is sized to what fits).
-template <bool VECTOR_IO>
-__global__ void __launch_bounds__(COLUMNS_BLOCK_DIM<VECTOR_IO>)
+// their registers more than the SM needs more threads (the grid is sized to what fits). Measured on an
+// H100 for masked float4s: about 100 registers and 2 blocks an SM, 86% of peak DRAM at 8191 x 12289;
+// forced down to 3 or 4 blocks an SM, the registers spill and it reads at 75% or 57%.
+template <RowReads READS>
+__global__ void __launch_bounds__(COLUMNS_BLOCK_DIM<READS>)
     reductionOuterColumns(const float* __restrict__ src, std::size_t rows, std::size_t cols, float* __restrict__ dst,
                           float* __restrict__ block_results, unsigned int* __restrict__ blocks_done) {
-  using Unit = std::conditional_t<VECTOR_IO, float4, float>;
-  constexpr unsigned int BLOCK_DIM = COLUMNS_BLOCK_DIM<VECTOR_IO>;
+  constexpr bool VECTOR = READS != RowReads::floats;
+  using Unit = std::conditional_t<VECTOR, float4, float>;
+  constexpr unsigned int BLOCK_DIM = COLUMNS_BLOCK_DIM<READS>;
   const Unit* units = reinterpret_cast<const Unit*>(src);
-  const std::size_t width = cols / (sizeof(Unit) / sizeof(float));  // units per row
-  // Patch p covers unit column p % width of rows (p / width) * PATCH_ROWS onwards: consecutive threads
+  // Columns per band of rows: a row of cols floats touches at most (cols + 2) / 4 + 1 aligned float4s.
+  const std::size_t width = READS == RowReads::float4s          ? cols / 4
+                            : READS == RowReads::masked_float4s ? (cols + 2) / 4 + 1
+                                                                : cols;
+  const std::size_t total = rows * cols;
+  // Patch p covers column p % width of rows (p / width) * PATCH_ROWS onwards: consecutive threads
   // take neighbouring columns of the same rows, so at every step a warp reads consecutive units.
   const std::size_t bands = ceil_div<std::size_t>(rows, PATCH_ROWS);
   const std::size_t grid_threads = static_cast<std::size_t>(gridDim.x) * BLOCK_DIM;
@@ -73,22 +93,57 @@ __global__ void __launch_bounds__(COLUMNS_BLOCK_DIM<VECTOR_IO>)
   const std::size_t band_step = grid_threads / width, col_step = grid_threads % width;
 
   float sum = 0.0f;
-  auto add = [&sum](Unit v) {
-    if constexpr (VECTOR_IO) sum += (v.x + v.y) + (v.z + v.w);
+  auto add = [&sum](float4 v) { sum += (v.x + v.y) + (v.z + v.w); };
+  auto add_unit = [&add, &sum](Unit v) {
+    if constexpr (VECTOR) add(v);
     else sum += v;
   };
   while (band < bands) {
     const std::size_t row0 = band * PATCH_ROWS;
-    const Unit* p = units + row0 * width + col;
-    if (row0 + PATCH_ROWS <= rows) {
-      // A whole patch: every load is issued before the first add, PATCH_ROWS of them in flight.
-      Unit v[PATCH_ROWS];
+    if constexpr (READS == RowReads::masked_float4s) {
+      // Row row0 + i starts (row0 + i) * cols floats in, shift = that mod 4 floats after the start of
+      // its first aligned float4; this thread reads the float4 col places later and keeps the floats
+      // at positions 4 col + k (k = 0..3) from shift up to shift + cols: the row's own.
+      const std::size_t first_float = row0 * cols;
+      const std::size_t position = 4 * col;
+      auto load = [&](std::size_t i) {
+        const std::size_t unit = (first_float + i * cols) / 4 + col;
+        if (4 * unit + 4 <= total) return units[unit];
+        // The matrix's last float4 runs past its end: read what is there one float at a time.
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (4 * unit < total) v.x = src[4 * unit];
+        if (4 * unit + 1 < total) v.y = src[4 * unit + 1];
+        if (4 * unit + 2 < total) v.z = src[4 * unit + 2];
+        return v;
+      };
+      auto add_row = [&](std::size_t i, float4 v) {
+        const std::size_t shift = (first_float + i * cols) % 4;
+        auto own = [&](unsigned int k, float x) {
+          return position + k >= shift && position + k < shift + cols ? x : 0.0f;
+        };
+        add(make_float4(own(0, v.x), own(1, v.y), own(2, v.z), own(3, v.w)));
+      };
+      if (row0 + PATCH_ROWS <= rows) {
+        float4 v[PATCH_ROWS];
 #pragma unroll
-      for (unsigned int i = 0; i < PATCH_ROWS; ++i) v[i] = p[i * width];
+        for (unsigned int i = 0; i < PATCH_ROWS; ++i) v[i] = load(i);
 #pragma unroll
-      for (unsigned int i = 0; i < PATCH_ROWS; ++i) add(v[i]);
+        for (unsigned int i = 0; i < PATCH_ROWS; ++i) add_row(i, v[i]);
+      } else {
+        for (std::size_t i = 0; row0 + i < rows; ++i) add_row(i, load(i));  // the ragged last band
+      }
     } else {
-      for (std::size_t row = row0; row < rows; ++row, p += width) add(*p);  // the ragged last band
+      const Unit* p = units + row0 * width + col;
+      if (row0 + PATCH_ROWS <= rows) {
+        // A whole patch: every load is issued before the first add, PATCH_ROWS of them in flight.
+        Unit v[PATCH_ROWS];
+#pragma unroll
+        for (unsigned int i = 0; i < PATCH_ROWS; ++i) v[i] = p[i * width];
+#pragma unroll
+        for (unsigned int i = 0; i < PATCH_ROWS; ++i) add_unit(v[i]);
+      } else {
+        for (std::size_t row = row0; row < rows; ++row, p += width) add_unit(*p);  // the ragged last band
+      }
     }
     col += col_step;
     band += band_step;
@@ -107,40 +162,56 @@ __global__ void __launch_bounds__(COLUMNS_BLOCK_DIM<VECTOR_IO>)
 // ---- Launcher -----------------------------------------------------------------------------------
 
 namespace {
-bool vector_io(const float* in, MatrixShape shape) {
-  return shape.cols % 4 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0;
+RowReads row_reads(const float* in, MatrixShape shape) {
+  if (reinterpret_cast<std::uintptr_t>(in) % 16 != 0) return RowReads::floats;
+  return shape.cols % 4 == 0 ? RowReads::float4s : RowReads::masked_float4s;
 }
 
-/// Blocks of the VECTOR_IO kernel for @p patches patches: as many as the GPU holds at once (asked of the
+/// Columns per band of rows, as the kernel counts them.
+template <RowReads READS>
+std::size_t columns(MatrixShape shape) {
+  if constexpr (READS == RowReads::float4s) return shape.cols / 4;
+  else if constexpr (READS == RowReads::masked_float4s) return (shape.cols + 2) / 4 + 1;
+  else return shape.cols;
+}
+
+/// Blocks of the READS kernel for @p patches patches: as many as the GPU holds at once (asked of the
 /// runtime: registers decide it), fewer for a small matrix.
-template <bool VECTOR_IO>
+template <RowReads READS>
 unsigned int columns_grid(std::size_t patches) {
   static int per_sm = 0;  // the kernel's registers do not change: ask once
   if (per_sm == 0)
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reductionOuterColumns<VECTOR_IO>,
-                                                             COLUMNS_BLOCK_DIM<VECTOR_IO>, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reductionOuterColumns<READS>,
+                                                             COLUMNS_BLOCK_DIM<READS>, 0));
   const std::size_t resident = static_cast<std::size_t>(current_gpu_shape().sm_count) * static_cast<std::size_t>(per_sm);
-  const std::size_t wanted = ceil_div<std::size_t>(patches, COLUMNS_BLOCK_DIM<VECTOR_IO>);
+  const std::size_t wanted = ceil_div<std::size_t>(patches, COLUMNS_BLOCK_DIM<READS>);
   return static_cast<unsigned int>(std::max<std::size_t>(1, std::min(resident, wanted)));
+}
+
+/// The longest chain of roundings of the READS kernel: a thread's serial sum over its patches (two
+/// more for the four floats of a float4), 5 shuffle levels and log2(warps) more per block, then the
+/// last block's strided loop over the block results and its own shuffles.
+template <RowReads READS>
+std::size_t rounding_depth(MatrixShape shape) {
+  const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * columns<READS>(shape);
+  const std::size_t grid = columns_grid<READS>(patches);
+  const std::size_t per_thread =
+      ceil_div<std::size_t>(patches, grid * COLUMNS_BLOCK_DIM<READS>) * PATCH_ROWS * (READS == RowReads::floats ? 1 : 3);
+  return per_thread + 2 * (5 + 5) + ceil_div<std::size_t>(grid, COLUMNS_BLOCK_DIM<RowReads::float4s>);
 }
 }  // namespace
 
 std::size_t outer_columns_scratch_bytes(MatrixShape) {
-  // Room for the largest grid: the smaller blocks' (the float4 path's).
+  // Room for the largest grid: the smaller blocks' (the float4 paths').
   const GpuShape gpu = current_gpu_shape();
-  return MATRIX_RESULTS_OFFSET +
-         sizeof(float) * static_cast<std::size_t>(gpu.sm_count) * (gpu.max_threads_per_sm / COLUMNS_BLOCK_DIM<true>);
+  return MATRIX_RESULTS_OFFSET + sizeof(float) * static_cast<std::size_t>(gpu.sm_count) *
+                                     (gpu.max_threads_per_sm / COLUMNS_BLOCK_DIM<RowReads::float4s>);
 }
 
 std::size_t outer_columns_rounding_depth(MatrixShape shape) {
-  // The longer of the two paths: single floats, the more patches per thread. A thread's serial sum
-  // over its patches, 5 shuffle levels and log2(warps) more per block, then the last block's strided
-  // loop over the block results and its own shuffles.
-  const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * shape.cols;
-  const unsigned int block = COLUMNS_BLOCK_DIM<false>;
-  const std::size_t grid = columns_grid<false>(patches);
-  const std::size_t per_thread = ceil_div<std::size_t>(patches, grid * block) * PATCH_ROWS;
-  return per_thread + 2 * (5 + 5) + ceil_div<std::size_t>(grid, COLUMNS_BLOCK_DIM<true>);
+  // The input's alignment decides the path, and it is not known here: the longest of the three.
+  return std::max({rounding_depth<RowReads::float4s>(shape), rounding_depth<RowReads::masked_float4s>(shape),
+                   rounding_depth<RowReads::floats>(shape)});
 }
 
 PassLaunch reduction_outer_columns_pass(const float* in, MatrixShape shape, float* out, void* scratch) {
@@ -148,16 +219,21 @@ PassLaunch reduction_outer_columns_pass(const float* in, MatrixShape shape, floa
   auto* block_results = reinterpret_cast<float*>(static_cast<char*>(scratch) + MATRIX_RESULTS_OFFSET);
   // A grid the size of the GPU (fewer blocks for a small matrix): every block stays resident, and each
   // thread takes patch after patch, a whole grid's worth apart.
-  auto launch = [&](auto vector) {
-    constexpr bool VECTOR_IO = decltype(vector)::value;
-    constexpr unsigned int block = COLUMNS_BLOCK_DIM<VECTOR_IO>;
-    const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * (shape.cols / (VECTOR_IO ? 4 : 1));
-    const unsigned int grid = columns_grid<VECTOR_IO>(patches);
-    reductionOuterColumns<VECTOR_IO><<<grid, block>>>(in, shape.rows, shape.cols, out, block_results, blocks_done);
+  auto launch = [&](auto reads) {
+    constexpr RowReads READS = decltype(reads)::value;
+    constexpr unsigned int block = COLUMNS_BLOCK_DIM<READS>;
+    const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * columns<READS>(shape);
+    const unsigned int grid = columns_grid<READS>(patches);
+    reductionOuterColumns<READS><<<grid, block>>>(in, shape.rows, shape.cols, out, block_results, blocks_done);
     CUDA_CHECK_LAUNCH();
     return PassLaunch{grid, 1, block, 1, sizeof(float) * (block / 32) + sizeof(bool)};
   };
-  return vector_io(in, shape) ? launch(std::true_type{}) : launch(std::false_type{});
+  switch (row_reads(in, shape)) {
+    case RowReads::float4s: return launch(std::integral_constant<RowReads, RowReads::float4s>{});
+    case RowReads::masked_float4s: return launch(std::integral_constant<RowReads, RowReads::masked_float4s>{});
+    case RowReads::floats: break;
+  }
+  return launch(std::integral_constant<RowReads, RowReads::floats>{});
 }
 
 }  // namespace pmpp::ch10

@@ -2,6 +2,8 @@
 // patch +- 1, primes, non-square, more patches than threads; bit-exact on small integers, bounded on
 // random floats; run twice (outer_columns reuses its block counter).
 #include <catch2/catch_test_macros.hpp>
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "ch10_reduction/matrix_sum.hpp"
@@ -63,5 +65,23 @@ TEST_CASE("every strategy gives the same result when run twice on one set of buf
     CUDA_CHECK(cudaMemcpy(&first, passes.run(d.data()), sizeof first, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaMemcpy(&second, passes.run(d.data()), sizeof second, cudaMemcpyDeviceToHost));
     CHECK(first == second);
+  }
+}
+
+TEST_CASE("outer_columns reads matrices that do not start on a 16-byte boundary", "[gpu][matrix]") {
+  PMPP_REQUIRE_GPU();
+  // The float4 paths need an aligned matrix; one float past an allocation's start is not.
+  const MatrixStrategy& columns = matrix_strategies().back();
+  REQUIRE(std::string(columns.id) == "outer_columns");
+  for (const MatrixShape shape : {MatrixShape{17, 17}, MatrixShape{64, 64}, MatrixShape{4099, 1031}}) {
+    INFO(shape.rows << "x" << shape.cols);
+    const auto m = make_inputs(shape.size(), Op::sum, InputKind::exact, shape.rows + shape.cols);
+    std::vector<float> shifted(m.size() + 1, 1e30f);  // the float before the matrix must not be read
+    std::copy(m.begin(), m.end(), shifted.begin() + 1);
+    const pmpp::DeviceBuffer<float> d(shifted);
+    MatrixPasses passes(columns, shape);
+    float got = 0;
+    CUDA_CHECK(cudaMemcpy(&got, passes.run(d.data() + 1), sizeof got, cudaMemcpyDeviceToHost));
+    CHECK(static_cast<double>(got) == matrix_sum_reference(m));
   }
 }
