@@ -6,11 +6,10 @@
 //              step the 32 lanes of a warp read 32 neighbouring float4s, coalesced, and each thread's
 //              sum is still a spatial patch. Rows that do not start on a 16-byte boundary (a width that
 //              is not a multiple of 4) are read as the aligned float4s that cover them, each float
-//              kept only by the row it belongs to. The grid
-//              holds as many blocks as the GPU runs at once; each thread takes patch after patch, a
-//              grid's worth apart. Then, in the same launch, the blocks combine their threads' sums with
-//              shuffles and the last block to finish combines the blocks' (block_combine.cuh, as stage
-//              06 does).
+//              kept only by the row it belongs to. The grid holds as many blocks as the GPU runs at
+//              once; each thread takes patch after patch, a grid's worth apart. Then, in the same
+//              launch, the blocks combine their threads' sums with shuffles and the last block to
+//              finish combines the blocks' (block_combine.cuh, as stage 06 does).
 // Changed:     outer's patch is 16 x 16 and its lanes start 64 bytes apart; outer_coalesced reads
 //              coalesced but sums elements a pass-width apart. Here both hold: coalesced reads and
 //              spatial patches. And where the host-driven strategies launch pass after pass, the later
