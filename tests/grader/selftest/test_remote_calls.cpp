@@ -128,8 +128,8 @@ TEST_CASE("what a worker prints is kept up to the limit, and counted", "[host]")
 
 TEST_CASE("no descriptor of the test process reaches the worker", "[host]") {
   // A pipe that is not close-on-exec, as a verdict pipe handed down to the test process could be, at
-  // a high number. The worker names what each of its descriptors is: its own (the CUDA runtime's,
-  // which its warm-up thread may hold open at that moment) may be there, this pipe must not.
+  // a high number. The worker names what each of its descriptors is: its own (those the CUDA runtime
+  // keeps open) may be there, this pipe must not.
   int ends[2];
   REQUIRE(pipe(ends) == 0);
   const int inherited = fcntl(ends[1], F_DUPFD, 20);

@@ -123,8 +123,8 @@ int main() {
   bool answered = true;
   while (answered && !read_frame(kRequestFd, request)) {  // until the trusted side closes the pipe
     // The first call waits for the context. Code under test that ends the process (exit) runs the
-    // CUDA runtime's teardown; with the warm-up thread still inside the runtime that crashed the
-    // worker (SIGSEGV) and hid how it ended. A call needs the context anyway.
+    // CUDA runtime's teardown; while the warm-up thread was still inside the runtime, that teardown
+    // crashed the worker (SIGSEGV) and hid how it ended. A call needs the context anyway.
     if (warm_up.joinable()) warm_up.join();
     answered = write_frame(kReplyFd, answer(request, mappings));
   }
