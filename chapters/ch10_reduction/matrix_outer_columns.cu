@@ -2,30 +2,33 @@
 // 2D matrix sum, "outer_columns" strategy (beyond the source): one thread per tall, thin patch, one launch
 //
 // What it is:  the outer idea (one thread, many elements, no barrier inside its patch) with the patch
-//              turned on its side: a thread sums 16 rows of one column, four floats wide, so at every
-//              step the 32 lanes of a warp read 32 neighbouring float4s, coalesced, and each thread's
-//              sum is still a spatial patch. Rows that do not start on a 16-byte boundary (a width that
-//              is not a multiple of 4) are read as the aligned float4s that cover them, each float
-//              kept only by the row it belongs to. The grid holds as many blocks as the GPU runs at
-//              once; each thread takes patch after patch, a grid's worth apart. Then, in the same
+//              turned on its side: a thread sums a few rows of one column, four floats wide, so at
+//              every step the 32 lanes of a warp read 32 neighbouring float4s, coalesced, and each
+//              thread's sum is still a spatial patch. Rows that do not start on a 16-byte boundary (a
+//              width that is not a multiple of 4) are read as the aligned float4s that cover them, each
+//              float kept only by the row it belongs to. The grid holds as many blocks as the GPU runs
+//              at once; each thread takes patch after patch, a grid's worth apart. Then, in the same
 //              launch, the blocks combine their threads' sums with shuffles and the last block to
 //              finish combines the blocks' (block_combine.cuh, as stage 06 does).
 // Changed:     outer's patch is 16 x 16 and its lanes start 64 bytes apart; outer_coalesced reads
 //              coalesced but sums elements a pass-width apart. Here both hold: coalesced reads and
 //              spatial patches. And where the host-driven strategies launch pass after pass, the later
 //              ones far too small to fill the GPU, this one is a single launch whose grid is sized to
-//              the GPU, not to the matrix: coarsening stops where the GPU is full. Odd widths used to be
-//              read one float at a time: four times the load instructions, warps waiting for the
-//              load/store queue (lg_throttle in Nsight Compute), 11% slower than a read of the same
-//              bytes. Masked float4s made 8191 x 12289 3% faster (83% of peak DRAM to 85-86%).
-// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0953 ms for 8192^2 (84% of peak
-//              DRAM, 3.42x inner) and 0.1406 ms for 8191 x 12289 (85%), short of the 90% we aimed for.
-//              In the same run a kernel that only reads the same bytes (the "limit: read once" row)
-//              took 0.0887 ms (90.3%) and 0.1307 ms (91.9%): at 8192^2 the 90% is the ceiling itself.
-//              This strategy takes 7% longer than that read at both shapes. The last block's combine
-//              is about 2 us of the 6.6 us lost at 8192^2, as in stage 06; the rest we have not pinned
-//              down. A matrix that does not itself start on a 16-byte boundary is still read one float
-//              at a time.
+//              the GPU, not to the matrix: coarsening stops where the GPU is full. Two measurements
+//              shaped it (ColumnsLaunch below): the launch bounds name a minimum of blocks per SM, since
+//              without one the compiler squeezed the float4 kernel into 32 registers and spilled (84%
+//              of peak DRAM at 8192^2, now 88.5-89.8%); and masked rows come in patches of 4 rows, not
+//              16, whose masks and addresses took 116 registers (85% at 8191 x 12289, now 89.5-90.0%).
+//              Odd widths were once read one float at a time: four times the load instructions, warps
+//              waiting for the load/store queue (lg_throttle in Nsight Compute).
+// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0892 ms for 8192^2 (89.8% of peak
+//              DRAM, 3.66x inner) and 0.1334 ms for 8191 x 12289 (90.0%). In the same run a kernel that
+//              only reads the same bytes (the "limit: read once" row) took 0.0872 ms (91.8%) and
+//              0.1281 ms (93.7%): this strategy takes 2% and 4% longer than that read, and the last
+//              block's combine is about 2 us of it, as in stage 06. The percentages move by a point or
+//              two from one H100 to another (88.5% and 89.5% on another, with the read at 90.4% and
+//              92.0%); the ratio to the read stays. A matrix that does not itself start on a 16-byte
+//              boundary is still read one float at a time.
 // =================================================================================================
 #include <cuda_runtime.h>
 
@@ -45,18 +48,28 @@ namespace pmpp::ch10 {
 
 // ---- Constants ----------------------------------------------------------------------------------
 
-constexpr unsigned int PATCH_ROWS = MATRIX_COLUMN_PATCH_ROWS;  // a patch: PATCH_ROWS rows of one column
-
 /// How a thread reads its patch's rows.
 enum class RowReads {
   float4s,         ///< every row starts on a 16-byte boundary: a column is one float4 of every row
   masked_float4s,  ///< the matrix does, its rows do not: aligned float4s, the other rows' floats masked out
   floats,          ///< not even the matrix does: one float at a time
 };
-// Threads per block, measured on an H100 (8192^2 and 8191 x 12289): 256 when a thread reads float4s,
-// 1024 when it reads single floats.
+
+/// How each way of reading is launched: rows per patch (all loaded before the first add), threads per
+/// block, and the blocks per SM the compiler must leave registers for. The fastest of sweeps over 2 to
+/// 32 rows, 128 to 1024 threads and 1 to 8 blocks an SM, measured on an H100 at 8192^2 and
+/// 8191 x 12289. The minimum matters: without one, the compiler picks a register count by its own
+/// rule, and CUDA 13's gave the float4 kernel 32 registers, spilling, for 8 blocks an SM that each had
+/// few loads in flight (84% of peak DRAM at 8192^2, against 88.5% with 91 registers and 2 blocks).
+/// The masked reads compute each row's mask: 16 of them in flight took 116 registers and 2 blocks an
+/// SM (85.5% at 8191 x 12289); patches of 4 rows fit in 60 registers, 4 blocks an SM (89.5%).
 template <RowReads READS>
-constexpr unsigned int COLUMNS_BLOCK_DIM = READS == RowReads::floats ? 1024 : 256;
+struct ColumnsLaunch {
+  static constexpr unsigned int PATCH_ROWS = READS == RowReads::masked_float4s ? 4 : 16;
+  static constexpr unsigned int BLOCK_DIM = READS == RowReads::floats ? 1024 : 256;
+  static constexpr unsigned int MIN_BLOCKS =
+      READS == RowReads::float4s ? 1 : READS == RowReads::masked_float4s ? 4 : 2;
+};
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
@@ -65,17 +78,13 @@ constexpr unsigned int COLUMNS_BLOCK_DIM = READS == RowReads::floats ? 1024 : 25
 // floats of neighbouring rows masked out (masked_float4s: the float4s of a row whose start is not on
 // a 16-byte boundary hold the end of the row before it or the start of the row after it, which those
 // rows count), or one float (floats).
-// No minimum of blocks per SM in the launch bounds: a whole patch's PATCH_ROWS loads in flight need
-// their registers more than the SM needs more threads (the grid is sized to what fits). Measured on an
-// H100 for masked float4s: about 100 registers and 2 blocks an SM, 86% of peak DRAM at 8191 x 12289;
-// forced down to 3 or 4 blocks an SM, the registers spill and it reads at 75% or 57%.
 template <RowReads READS>
-__global__ void __launch_bounds__(COLUMNS_BLOCK_DIM<READS>)
+__global__ void __launch_bounds__(ColumnsLaunch<READS>::BLOCK_DIM, ColumnsLaunch<READS>::MIN_BLOCKS)
     reductionOuterColumns(const float* __restrict__ src, std::size_t rows, std::size_t cols, float* __restrict__ dst,
                           float* __restrict__ block_results, unsigned int* __restrict__ blocks_done) {
   constexpr bool VECTOR = READS != RowReads::floats;
   using Unit = std::conditional_t<VECTOR, float4, float>;
-  constexpr unsigned int BLOCK_DIM = COLUMNS_BLOCK_DIM<READS>;
+  constexpr unsigned int BLOCK_DIM = ColumnsLaunch<READS>::BLOCK_DIM, PATCH_ROWS = ColumnsLaunch<READS>::PATCH_ROWS;
   const Unit* units = reinterpret_cast<const Unit*>(src);
   // Columns per band of rows: a row of cols floats touches at most (cols + 2) / 4 + 1 aligned float4s.
   const std::size_t width = READS == RowReads::float4s          ? cols / 4
@@ -174,16 +183,22 @@ std::size_t columns(MatrixShape shape) {
   else return shape.cols;
 }
 
-/// Blocks of the READS kernel for @p patches patches: as many as the GPU holds at once (asked of the
-/// runtime: registers decide it), fewer for a small matrix.
+/// The READS kernel's patches: bands of PATCH_ROWS rows times the columns of a band.
 template <RowReads READS>
-unsigned int columns_grid(std::size_t patches) {
+std::size_t patches(MatrixShape shape) {
+  return ceil_div<std::size_t>(shape.rows, ColumnsLaunch<READS>::PATCH_ROWS) * columns<READS>(shape);
+}
+
+/// Blocks of the READS kernel for @p shape: as many as the GPU holds at once (asked of the runtime:
+/// registers decide it), fewer for a small matrix.
+template <RowReads READS>
+unsigned int columns_grid(MatrixShape shape) {
+  constexpr unsigned int block = ColumnsLaunch<READS>::BLOCK_DIM;
   static int per_sm = 0;  // the kernel's registers do not change: ask once
   if (per_sm == 0)
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reductionOuterColumns<READS>,
-                                                             COLUMNS_BLOCK_DIM<READS>, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reductionOuterColumns<READS>, block, 0));
   const std::size_t resident = static_cast<std::size_t>(current_gpu_shape().sm_count) * static_cast<std::size_t>(per_sm);
-  const std::size_t wanted = ceil_div<std::size_t>(patches, COLUMNS_BLOCK_DIM<READS>);
+  const std::size_t wanted = ceil_div<std::size_t>(patches<READS>(shape), block);
   return static_cast<unsigned int>(std::max<std::size_t>(1, std::min(resident, wanted)));
 }
 
@@ -192,19 +207,19 @@ unsigned int columns_grid(std::size_t patches) {
 /// last block's strided loop over the block results and its own shuffles.
 template <RowReads READS>
 std::size_t rounding_depth(MatrixShape shape) {
-  const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * columns<READS>(shape);
-  const std::size_t grid = columns_grid<READS>(patches);
+  using L = ColumnsLaunch<READS>;
+  const std::size_t grid = columns_grid<READS>(shape);
   const std::size_t per_thread =
-      ceil_div<std::size_t>(patches, grid * COLUMNS_BLOCK_DIM<READS>) * PATCH_ROWS * (READS == RowReads::floats ? 1 : 3);
-  return per_thread + 2 * (5 + 5) + ceil_div<std::size_t>(grid, COLUMNS_BLOCK_DIM<RowReads::float4s>);
+      ceil_div<std::size_t>(patches<READS>(shape), grid * L::BLOCK_DIM) * L::PATCH_ROWS * (READS == RowReads::floats ? 1 : 3);
+  return per_thread + 2 * (5 + 5) + ceil_div<std::size_t>(grid, L::BLOCK_DIM);
 }
 }  // namespace
 
 std::size_t outer_columns_scratch_bytes(MatrixShape) {
-  // Room for the largest grid: the smaller blocks' (the float4 paths').
+  // Room for the largest grid: the smallest blocks' (the float4 paths'), as many as fit an SM.
   const GpuShape gpu = current_gpu_shape();
   return MATRIX_RESULTS_OFFSET + sizeof(float) * static_cast<std::size_t>(gpu.sm_count) *
-                                     (gpu.max_threads_per_sm / COLUMNS_BLOCK_DIM<RowReads::float4s>);
+                                     (gpu.max_threads_per_sm / ColumnsLaunch<RowReads::float4s>::BLOCK_DIM);
 }
 
 std::size_t outer_columns_rounding_depth(MatrixShape shape) {
@@ -220,9 +235,8 @@ PassLaunch reduction_outer_columns_pass(const float* in, MatrixShape shape, floa
   // thread takes patch after patch, a whole grid's worth apart.
   auto launch = [&](auto reads) {
     constexpr RowReads READS = decltype(reads)::value;
-    constexpr unsigned int block = COLUMNS_BLOCK_DIM<READS>;
-    const std::size_t patches = ceil_div<std::size_t>(shape.rows, PATCH_ROWS) * columns<READS>(shape);
-    const unsigned int grid = columns_grid<READS>(patches);
+    constexpr unsigned int block = ColumnsLaunch<READS>::BLOCK_DIM;
+    const unsigned int grid = columns_grid<READS>(shape);
     reductionOuterColumns<READS><<<grid, block>>>(in, shape.rows, shape.cols, out, block_results, blocks_done);
     CUDA_CHECK_LAUNCH();
     return PassLaunch{grid, 1, block, 1, sizeof(float) * (block / 32) + sizeof(bool)};

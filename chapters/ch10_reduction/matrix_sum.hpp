@@ -21,9 +21,6 @@ namespace pmpp::ch10 {
 /// Each pass reduces MATRIX_PATCH x MATRIX_PATCH inputs to one output (the inner strategy's block is
 /// one patch, one thread per element; the outer strategies give one patch to each thread).
 inline constexpr unsigned MATRIX_PATCH = 16;
-/// outer_columns: a thread's patch is MATRIX_COLUMN_PATCH_ROWS rows of one column, four floats wide
-/// (one float wide when the matrix itself does not start on a 16-byte boundary).
-inline constexpr unsigned MATRIX_COLUMN_PATCH_ROWS = 16;
 /// outer_columns' scratch: the block counter at offset 0, the block results from this offset on.
 inline constexpr std::size_t MATRIX_RESULTS_OFFSET = 128;
 
@@ -78,8 +75,8 @@ PassLaunch reduction_outer_pass(const float* in, MatrixShape shape, float* out, 
 /// One thread per output, summing MATRIX_PATCH^2 inputs chosen so that a warp reads consecutive
 /// floats at every step (matrix_outer_coalesced.cu).
 PassLaunch reduction_outer_coalesced_pass(const float* in, MatrixShape shape, float* out, void* scratch);
-/// One launch: each thread sums MATRIX_COLUMN_PATCH_ROWS-tall, one-column patches (a float4 of each
-/// row, aligned and masked where rows do not start on 16-byte boundaries; one float when the matrix
+/// One launch: each thread sums tall, one-column patches (16 rows, 4 where rows are masked; a float4 of
+/// each row, aligned and masked where rows do not start on 16-byte boundaries; one float when the matrix
 /// does not), a grid's worth apart; the blocks combine their threads' sums and the last block the
 /// blocks' (matrix_outer_columns.cu).
 PassLaunch reduction_outer_columns_pass(const float* in, MatrixShape shape, float* out, void* scratch);
