@@ -26,13 +26,18 @@
 //              rows are then added FILTER_ROWS at a time in a loop (add_filter_rows), the filter values
 //              read from the constant bank into registers. Measured on an H100 at 8192 x 8192, the
 //              radius sweep (ch07_convolution --sweep) went from 59% of the higher floor to 84% at r = 8.
-// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 86-88% of the compulsory-traffic
+// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 85-88% of the compulsory-traffic
 //              floor. Larger ones are bound by instruction issue, below the FP32 floor of (2r+1)^2 FMAs
-//              per pixel (72% of it at r = 4, 84% at r = 8): at r = 4 Nsight Compute finds issue slots
-//              88% used but only 86% of the instructions FMAs (the rest: the tile's loads and stores,
-//              shared-memory reads, loop control), so the FMA pipe runs at 76% of its peak; at r = 8,
-//              96% and 89%, 86%. cuBLAS's FP32 matrix product keeps the same pipe at 80%. A general 2D
-//              filter has no cheaper arithmetic; a separable one would (two 1D passes).
+//              per pixel (72% of it at r = 4, 82% at r = 7, 84% at r = 8): at r = 4 Nsight Compute
+//              finds issue slots 88% used but only 86% of the instructions FMAs (the rest: the tile's
+//              loads and stores, shared-memory reads, loop control), so the FMA pipe runs at 76% of its
+//              peak; at r = 8, 96% and 89%, 86%. cuBLAS's FP32 matrix product keeps the same pipe at
+//              80%. Also measured on an H100 and not kept: some 40 other tilings (blocks of 8 x 8 to
+//              32 x 4 threads, 2 to 8 rows a thread, 1 to 16 tiles a block, filter rows 1 at a time to
+//              all at once), 1 to 6 blocks an SM in the launch bounds, and copying the next tile with
+//              cp.async into a second shared buffer instead of through registers (fewer registers, 56
+//              instead of 96 at r = 4; 5% slower at r = 4, 1-3% faster at r = 5-7, none near 85%). A
+//              general 2D filter has no cheaper arithmetic; a separable one would (two 1D passes).
 // Preconditions: width, height >= 1; 1 <= radius <= MAX_FILTER_RADIUS; the filter uploaded with
 //              convolution_2D_register_tiled_upload_filter before the launch. Rows must start on
 //              16-byte boundaries (width % 4 == 0, in and out 16-byte aligned) for the float4 path;
@@ -159,8 +164,8 @@ __device__ __forceinline__ void add_filter_rows(float (&acc)[COARSE_Y][COARSE_X]
 // parameter rather than a run-time flag, so that the scalar variant's registers do not limit the
 // occupancy of the float4 one.
 template <int FILTER_RADIUS, bool VECTOR_IO, int BLOCK_X, int BLOCK_Y, int COARSE_Y, int TILES_PER_BLOCK,
-          int FILTER_ROWS>
-__global__ void __launch_bounds__(BLOCK_X* BLOCK_Y)
+          int FILTER_ROWS, int MIN_BLOCKS>
+__global__ void __launch_bounds__(BLOCK_X* BLOCK_Y, MIN_BLOCKS)
     convolution_2D_register_tiled_kernel(const float* __restrict__ N, float* __restrict__ P, int width, int height) {
   using Geo = TileGeometry<BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_RADIUS>;
   constexpr int FILTER_DIM = 2 * FILTER_RADIUS + 1;
@@ -224,8 +229,8 @@ void convolution_2D_register_tiled_upload_filter(const float* host_filter, int r
 }
 
 /// Launch stage 05's kernel for radius R with the tiling BLOCK_X x BLOCK_Y x COARSE_Y x TILES_PER_BLOCK,
-/// the filter's rows added FILTER_ROWS at a time.
-template <int R, int BLOCK_X, int BLOCK_Y, int COARSE_Y, int TILES_PER_BLOCK, int FILTER_ROWS>
+/// the filter's rows added FILTER_ROWS at a time, registers for MIN_BLOCKS blocks an SM.
+template <int R, int BLOCK_X, int BLOCK_Y, int COARSE_Y, int TILES_PER_BLOCK, int FILTER_ROWS, int MIN_BLOCKS>
 LaunchConfig launch_register_tiled(const Conv2dArgs& a) {
   using Geo = TileGeometry<BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, R>;
   // Each thread owns 4 x COARSE_Y outputs of a tile, so a block covers one OUT_TILE_W x OUT_TILE_H
@@ -237,10 +242,10 @@ LaunchConfig launch_register_tiled(const Conv2dArgs& a) {
   // float4 accesses need every row to start on a 16-byte boundary.
   const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   if (a.width % 4 == 0 && aligned(a.in) && aligned(a.out))
-    convolution_2D_register_tiled_kernel<R, true, BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_ROWS>
+    convolution_2D_register_tiled_kernel<R, true, BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_ROWS, MIN_BLOCKS>
         <<<grid, block>>>(a.in, a.out, a.width, a.height);
   else
-    convolution_2D_register_tiled_kernel<R, false, BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_ROWS>
+    convolution_2D_register_tiled_kernel<R, false, BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_ROWS, MIN_BLOCKS>
         <<<grid, block>>>(a.in, a.out, a.width, a.height);
   CUDA_CHECK_LAUNCH();
   const std::size_t shared_bytes = sizeof(float) * Geo::IN_TILE_W * Geo::IN_TILE_H;
@@ -252,7 +257,8 @@ LaunchConfig convolution_2D_register_tiled(const Conv2dArgs& a) {
   with_filter_radius(a.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     constexpr RegisterTiling t = register_tiling(R);
-    config = launch_register_tiled<R, t.block_x, t.block_y, t.coarse_y, t.tiles_per_block, t.filter_rows>(a);
+    config = launch_register_tiled<R, t.block_x, t.block_y, t.coarse_y, t.tiles_per_block, t.filter_rows,
+                                   t.min_blocks>(a);
   });
   return config;
 }

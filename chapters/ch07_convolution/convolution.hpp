@@ -115,21 +115,26 @@ inline constexpr int REGISTER_TILED_COARSE_X = 4;
 /// Stage 05's tiling for one filter radius: block_x x block_y threads, each computing a 4-wide,
 /// coarse_y-tall patch of outputs, so a block computes an out_w() x out_h() output tile at a time;
 /// it walks down tiles_per_block such tiles, prefetching each next one. Each thread adds the filter's
-/// rows filter_rows at a time (2r+1: all in one unrolled block of code).
+/// rows filter_rows at a time (2r+1: all in one unrolled block of code). min_blocks is the minimum of
+/// blocks per SM in the kernel's launch bounds, which caps a thread's registers at 65536 / (min_blocks
+/// x threads); 0 names none and leaves the number of registers to the compiler.
 struct RegisterTiling {
-  int block_x, block_y, coarse_y, tiles_per_block, filter_rows;
+  int block_x, block_y, coarse_y, tiles_per_block, filter_rows, min_blocks;
   constexpr int out_w() const { return block_x * REGISTER_TILED_COARSE_X; }
   constexpr int out_h() const { return block_y * coarse_y; }
 };
 
-/// The tiling stage 05 uses for @p radius: the fastest of ten measured at 8192 x 8192 on an H100 (see
-/// 05_register_tiled.cu). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block; from
-/// r = 6 on that block would not fit the instruction cache, so it adds 4 or 2 rows at a time.
+/// The tiling stage 05 uses for @p radius: the fastest of those measured at 8192 x 8192 on an H100
+/// (see 05_register_tiled.cu). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block;
+/// from r = 6 on that block would not fit the instruction cache, so it adds 4 or 2 rows at a time.
+/// Left to itself, the CUDA 13 compiler gave the kernel 72 to 96 registers. At r = 7 and 8 (80 and 72) a
+/// minimum of 1 block per SM lets it take 96: r = 7 ran 0.6 to 1.5 points of the floor faster, r = 8
+/// the same within a run's noise.
 constexpr RegisterTiling register_tiling(int radius) {
-  return radius <= 3   ? RegisterTiling{16, 8, 4, 2, filter_dim(radius)}
-         : radius <= 5 ? RegisterTiling{16, 8, 4, 4, filter_dim(radius)}
-         : radius == 6 ? RegisterTiling{16, 8, 4, 2, 4}
-                       : RegisterTiling{16, 8, 8, 1, 2};
+  return radius <= 3   ? RegisterTiling{16, 8, 4, 2, filter_dim(radius), 0}
+         : radius <= 5 ? RegisterTiling{16, 8, 4, 4, filter_dim(radius), 0}
+         : radius == 6 ? RegisterTiling{16, 8, 4, 2, 4, 0}
+                       : RegisterTiling{16, 8, 8, 1, 2, 1};
 }
 
 /// Stage 05 loads r columns of halo rounded up to whole float4s, so every tile row starts 16-byte aligned.

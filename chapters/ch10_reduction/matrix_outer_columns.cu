@@ -17,18 +17,19 @@
 //              the GPU, not to the matrix: coarsening stops where the GPU is full. Two measurements
 //              shaped it (ColumnsLaunch below): the launch bounds name a minimum of blocks per SM, since
 //              without one the compiler squeezed the float4 kernel into 32 registers and spilled (84%
-//              of peak DRAM at 8192^2, now 88.5-89.8%); and masked rows come in patches of 4 rows, not
-//              16, whose masks and addresses took 116 registers (85% at 8191 x 12289, now 89.5-90.0%).
+//              of peak DRAM at 8192^2, now 88-90%); and masked rows come in patches of 4 rows, not 16,
+//              whose masks and addresses took 116 registers (85% at 8191 x 12289, now 89-90%).
 //              Odd widths were once read one float at a time: four times the load instructions, warps
 //              waiting for the load/store queue (lg_throttle in Nsight Compute).
-// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0892 ms for 8192^2 (89.8% of peak
-//              DRAM, 3.66x inner) and 0.1334 ms for 8191 x 12289 (90.0%). In the same run a kernel that
-//              only reads the same bytes (the "limit: read once" row) took 0.0872 ms (91.8%) and
-//              0.1281 ms (93.7%): this strategy takes 2% and 4% longer than that read, and the last
+// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0907 ms for 8192^2 (88.3% of peak
+//              DRAM, 3.62x inner) and 0.1346 ms for 8191 x 12289 (89.3%). In the same run a kernel that
+//              only reads the same bytes (the "limit: read once" row) took 0.0887 ms (90.2%) and
+//              0.1305 ms (92.0%): this strategy takes 2% and 3% longer than that read, and the last
 //              block's combine is about 2 us of it, as in stage 06. The percentages move by a point or
-//              two from one H100 to another (88.5% and 89.5% on another, with the read at 90.4% and
-//              92.0%); the ratio to the read stays. A matrix that does not itself start on a 16-byte
-//              boundary is still read one float at a time.
+//              two from one H100 to another (up to 89.8% and 90.0% in another run, the read at 91.8%
+//              and 93.7%); the ratio to the read stays. So 90% at 8192^2 is at the ceiling of what this
+//              GPU's DRAM delivers. A matrix that does not itself start on a 16-byte boundary is still
+//              read one float at a time.
 // =================================================================================================
 #include <cuda_runtime.h>
 
