@@ -153,6 +153,15 @@ def main():
         print(f"{a.name:<28} {a.exercise:<20} {allowed:>16g} {got:>7g}{'' if got == allowed else '  <-- WRONG'}")
         if got != allowed:
             failures.append(f"{student} earned {got:g} points on {a.exercise}, not {allowed:g}")
+            # Say which cases made the difference and why, so that a rare failure can be diagnosed from
+            # this log alone: the reports are overwritten by the next run.
+            control = {t["name"]: t for t in results[f"control-solution-{a.exercise}"]["tests"]}
+            for t in results[student]["tests"]:
+                c = control.get(t["name"])
+                if t["number"] == recipes.exercise_named(a.exercise).id and c is not None and t["score"] != c["score"]:
+                    why = t["output"].strip().splitlines()[0][:160] if t["output"].strip() else "(no output)"
+                    print(f"    {t['name']}: {t['score']:g} of {t['max_score']:g} points after "
+                          f"{t['extra_data'].get('seconds', 0):g} s ({t['status']}): {why}")
     for name in attacked:
         if points(f"control-starter-{name}", name) != 0:
             failures.append(f"the starter code of {name} earned points")
