@@ -63,13 +63,15 @@ enum class RowReads {
 /// rule, and CUDA 13's gave the float4 kernel 32 registers, spilling, for 8 blocks an SM that each had
 /// few loads in flight (84% of peak DRAM at 8192^2, against 88.5% with 91 registers and 2 blocks).
 /// The masked reads compute each row's mask: 16 of them in flight took 116 registers and 2 blocks an
-/// SM (85.5% at 8191 x 12289); patches of 4 rows fit in 60 registers, 4 blocks an SM (89.5%).
+/// SM (85.5% at 8191 x 12289); patches of 4 rows fit in 54 registers, 4 blocks an SM (89.5%).
 template <RowReads READS>
 struct ColumnsLaunch {
   static constexpr unsigned int PATCH_ROWS = READS == RowReads::masked_float4s ? 4 : 16;
   static constexpr unsigned int BLOCK_DIM = READS == RowReads::floats ? 1024 : 256;
+  // 0 for single floats: no minimum, the compiler's choice (32 registers, 2048 threads an SM on an
+  // H100). Asking for 2 blocks of 1024 would not compile for GPUs that hold fewer threads an SM.
   static constexpr unsigned int MIN_BLOCKS =
-      READS == RowReads::float4s ? 1 : READS == RowReads::masked_float4s ? 4 : 2;
+      READS == RowReads::float4s ? 1 : READS == RowReads::masked_float4s ? 4 : 0;
 };
 
 // ---- Kernel -------------------------------------------------------------------------------------
