@@ -69,7 +69,8 @@ struct ColumnsLaunch {
   static constexpr unsigned int PATCH_ROWS = READS == RowReads::masked_float4s ? 4 : 16;
   static constexpr unsigned int BLOCK_DIM = READS == RowReads::floats ? 1024 : 256;
   // 0 for single floats: no minimum, the compiler's choice (32 registers, 2048 threads an SM on an
-  // H100). Asking for 2 blocks of 1024 would not compile for GPUs that hold fewer threads an SM.
+  // H100). A minimum of 2 blocks of 1024 does not fit GPUs that hold fewer threads an SM: the
+  // compiler warns and ignores it there.
   static constexpr unsigned int MIN_BLOCKS =
       READS == RowReads::float4s ? 1 : READS == RowReads::masked_float4s ? 4 : 0;
 };
