@@ -57,13 +57,11 @@ enum class RowReads {
 };
 
 /// How each way of reading is launched: rows per patch (all loaded before the first add), threads per
-/// block, and the blocks per SM the compiler must leave registers for. The fastest of sweeps over 2 to
+/// block, and the blocks per SM the compiler must leave registers for: the fastest of sweeps over 2 to
 /// 32 rows, 128 to 1024 threads and 1 to 8 blocks an SM, measured on an H100 at 8192^2 and
-/// 8191 x 12289. The minimum matters: without one, the compiler picks a register count by its own
-/// rule, and CUDA 13's gave the float4 kernel 32 registers, spilling, for 8 blocks an SM that each had
-/// few loads in flight (84% of peak DRAM at 8192^2, against 88.5% with 91 registers and 2 blocks).
-/// The masked reads compute each row's mask: 16 of them in flight took 116 registers and 2 blocks an
-/// SM (85.5% at 8191 x 12289); patches of 4 rows fit in 54 registers, 4 blocks an SM (89.5%).
+/// 8191 x 12289 (the header says what the minimum and the shorter masked patches changed). Float4s:
+/// 91 registers, 2 blocks an SM; masked float4s, whose rows each need a mask and an address: 54
+/// registers, 4 blocks an SM.
 template <RowReads READS>
 struct ColumnsLaunch {
   static constexpr unsigned int PATCH_ROWS = READS == RowReads::masked_float4s ? 4 : 16;

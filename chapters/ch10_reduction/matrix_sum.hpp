@@ -75,10 +75,10 @@ PassLaunch reduction_outer_pass(const float* in, MatrixShape shape, float* out, 
 /// One thread per output, summing MATRIX_PATCH^2 inputs chosen so that a warp reads consecutive
 /// floats at every step (matrix_outer_coalesced.cu).
 PassLaunch reduction_outer_coalesced_pass(const float* in, MatrixShape shape, float* out, void* scratch);
-/// One launch: each thread sums tall, one-column patches (16 rows, 4 where rows are masked; a float4 of
-/// each row, aligned and masked where rows do not start on 16-byte boundaries; one float when the matrix
-/// does not), a grid's worth apart; the blocks combine their threads' sums and the last block the
-/// blocks' (matrix_outer_columns.cu).
+/// One launch: each thread sums tall, one-column patches, a grid's worth apart: 16 rows of a float4;
+/// 4 rows of an aligned float4 with the other rows' floats masked out where rows do not start on 16-byte
+/// boundaries; 16 rows of one float when the matrix does not. The blocks combine their threads' sums
+/// and the last block the blocks' (matrix_outer_columns.cu).
 PassLaunch reduction_outer_columns_pass(const float* in, MatrixShape shape, float* out, void* scratch);
 std::size_t outer_columns_scratch_bytes(MatrixShape in);
 std::size_t outer_columns_rounding_depth(MatrixShape in);
