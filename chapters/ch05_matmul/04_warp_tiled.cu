@@ -42,6 +42,7 @@
 
 #include "ch05_matmul/matmul.hpp"
 #include "ch05_matmul/tile_io.cuh"
+#include "ch05_matmul/warp_tile.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 
@@ -49,46 +50,21 @@ namespace pmpp::ch05 {
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
-/// The derived sizes of a warp tiling (WarpTiling in matmul.hpp, or another shape with its members).
-template <class Shape>
-struct WarpTileGeometry {
-  static constexpr int TILE_M = Shape::TILE_M, TILE_N = Shape::TILE_N, TILE_K = Shape::TILE_K;
-  static constexpr int WARP_M = Shape::WARP_M, WARP_N = Shape::WARP_N;
-  static constexpr int LANES_M = Shape::LANES_M, LANES_N = 32 / Shape::LANES_M;
-  static constexpr int WARPS_N = TILE_N / WARP_N;  // warps across the block tile
-  static constexpr int THREADS = 32 * (TILE_M / WARP_M) * WARPS_N;
-  // A lane owns M_ITER x N_ITER blocks of 4 x 4 results; its blocks sit LANES_M * 4 rows (LANES_N * 4
-  // columns) apart, so that the lanes of a warp read neighbouring float4s of each shared slice.
-  static constexpr int M_ITER = WARP_M / (4 * LANES_M), N_ITER = WARP_N / (4 * LANES_N);
-  // float4s each thread copies per slice: the A slice (TILE_M x TILE_K), the B slice (TILE_K x TILE_N).
-  static constexpr int A_LOADS = TILE_M * TILE_K / 4 / THREADS, B_LOADS = TILE_K * TILE_N / 4 / THREADS;
-
-  static_assert(TILE_M % WARP_M == 0 && TILE_N % WARP_N == 0, "warp tiles cover the block tile");
-  static_assert(32 % LANES_M == 0 && M_ITER >= 1 && N_ITER >= 1 && WARP_M % (4 * LANES_M) == 0 &&
-                    WARP_N % (4 * LANES_N) == 0,
-                "the lanes' 4 x 4 blocks cover the warp tile");
-  static_assert(TILE_M % 32 == 0 && THREADS % TILE_M == 0 && A_LOADS * THREADS * 4 == TILE_M * TILE_K,
-                "a warp copies one k-quad of 32 consecutive A rows; the copies cover the A slice");
-  static_assert(TILE_K % 4 == 0 && B_LOADS * THREADS * 4 == TILE_K * TILE_N, "the copies cover the B slice");
-};
-
 template <class Shape, bool VECTOR_IO>
 __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_BLOCKS)
     WarpTiledMatrixMulKernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                              int N, int K) {
   using G = WarpTileGeometry<Shape>;
   constexpr int TILE_M = G::TILE_M, TILE_N = G::TILE_N, TILE_K = G::TILE_K;
-  constexpr int LANE_M = 4 * G::M_ITER, LANE_N = 4 * G::N_ITER;  // results per lane: LANE_M x LANE_N
+  constexpr int LANE_M = G::LANE_M, LANE_N = G::LANE_N;
+  static_assert(TILE_M % 32 == 0 && G::THREADS % TILE_M == 0, "a warp copies one k-quad of 32 consecutive A rows");
   // A is stored transposed (As[k][m]) so that a lane's 4 rows of one k are one float4 read.
   __shared__ __align__(16) float As[2][TILE_K][TILE_M];
   __shared__ __align__(16) float Bs[2][TILE_K][TILE_N];
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int blockRow = blockIdx.y * TILE_M, blockCol = blockIdx.x * TILE_N;
-  // This lane's first result row and column inside the block tile: its warp's corner plus its place
-  // in the warp's LANES_M x LANES_N arrangement.
-  const int laneRow = (warp / G::WARPS_N) * G::WARP_M + (lane / G::LANES_N) * 4;
-  const int laneCol = (warp % G::WARPS_N) * G::WARP_N + (lane % G::LANES_N) * 4;
+  const int laneRow = G::lane_row(warp, lane), laneCol = G::lane_col(warp, lane);
 
   // Copies: the 32 lanes of a warp take one k-quad of 32 consecutive A rows, so the transposed stores
   // As[k][row] hit 32 different banks; B is copied row by row, a warp's float4s side by side. The next
@@ -166,15 +142,7 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
   }
   //! [slice_loop]
 
-#pragma unroll
-  for (int i = 0; i < LANE_M; ++i) {
-    const int row = blockRow + laneRow + (i / 4) * 4 * G::LANES_M + i % 4;
-#pragma unroll
-    for (int j = 0; j < G::N_ITER; ++j) {
-      const float* v = &acc[i][4 * j];
-      store4<VECTOR_IO>(C, row, M, blockCol + laneCol + j * 4 * G::LANES_N, N, make_float4(v[0], v[1], v[2], v[3]));
-    }
-  }
+  store_lane_results<G, VECTOR_IO>(C, M, N, blockRow + laneRow, blockCol + laneCol, acc);
 }
 
 // ---- Launcher -----------------------------------------------------------------------------------
