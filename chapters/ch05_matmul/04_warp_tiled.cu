@@ -28,12 +28,8 @@
 //              CUDA C does not. Variants measured on the H100 and no faster: 128 x 128 tiles (8 x 8 and
 //              8 x 16 per lane, 1 or 2 blocks per SM), 256 x 128 tiles, slices of 8, the next slice
 //              staged in two halves, other lane layouts and orders of the multiply-adds, and the same
-//              kernel compiled by CUDA 12.4. The closest: slices copied with cp.async straight into 4
-//              shared-memory stages, A kept k-contiguous and read as float4s of four k-steps, 1.5%
-//              faster (88% of cuBLAS); its "wait" stalls fell from 0.20 to 0.05 warps per issue, but
-//              its "dispatch" stalls rose from 0.21 to 0.37. Short of 90% as well, it was not worth a
-//              second way of copying here. Tensor cores (TF32, wgmma) are the step after this one, and
-//              a different arithmetic.
+//              kernel compiled by CUDA 12.4. What did help is a different way of copying: cp.async
+//              straight into shared memory, no staging registers, and with them slices of 32 (stage 05).
 // Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: float4 loads and stores when
 //              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned (float4_operands); otherwise the
 //              same kernel compiled with scalar, bounds-checked accesses.

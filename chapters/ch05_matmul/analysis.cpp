@@ -117,4 +117,27 @@ std::vector<WarpAccess> warp_tiled_warp_accesses(int, int N, int K) {
   };
 }
 
+std::vector<WarpAccess> async_copy_warp_accesses(int, int N, int K) {
+  using AT = AsyncCopyTiling<32>;
+  const int quads = AT::TILE_K / 4, lanes_n = 32 / AT::LANES_M;
+  // Thread c copies chunk c % quads of A row c / quads (scalar: float c % TILE_K of row c / TILE_K) and
+  // chunk c of B row 0 (scalar: float c); C is stored as in stage 04.
+  auto c_first = [&](int l) { return std::int64_t{l / lanes_n} * 4 * N + (l % lanes_n) * 4; };
+  if (N % 4 == 0 && K % 4 == 0)
+    return {
+        warp_access("A load", "cp.async 16 B of A[(row0 + c/8)*K + k0 + 4(c%8)]", 16,
+                    [&](int l) { return std::int64_t{l / quads} * K + (l % quads) * 4; }),
+        warp_access("B load", "cp.async 16 B of B[(k0 + kb)*N + col0 + 4 lane]", 16,
+                    [&](int l) { return std::int64_t{l} * 4; }),
+        warp_access("C store", "float4 C[row*N + col]", 16, c_first),
+    };
+  return {
+      warp_access("A load", "cp.async 4 B of A[(row0 + c/32)*K + k0 + c%32] (scalar: N or K % 4 != 0)", 4,
+                  [&](int l) { return std::int64_t{l / AT::TILE_K} * K + l % AT::TILE_K; }),
+      warp_access("B load", "cp.async 4 B of B[(k0 + kb)*N + col0 + lane] (scalar)", 4,
+                  [&](int l) { return std::int64_t{l}; }),
+      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+  };
+}
+
 }  // namespace pmpp::ch05

@@ -63,6 +63,15 @@ struct WarpTiling {
   static constexpr int THREADS = 32 * (TILE_M / WARP_M) * (TILE_N / WARP_N);
 };
 
+/// Stage 05's shape (beyond the text): stage 04's tiles and warps, with K slices of SLICE_K copied by
+/// cp.async into STAGES shared-memory buffers. SLICE_K is 32 where a block may have the 96 KB that two
+/// such slices take, else 16 (48 KB): async_copy_slice_k(). Chosen by measurement (see 05_async_copy.cu).
+template <int SLICE_K>
+struct AsyncCopyTiling : WarpTiling {
+  static constexpr int TILE_K = SLICE_K;
+  static constexpr int STAGES = 2;
+};
+
 using pmpp::Dim3;
 using pmpp::LaunchConfig;
 
@@ -143,8 +152,22 @@ LaunchConfig matmul_tiled(const MatmulArgs& args);
 LaunchConfig matmul_register_tiled(const MatmulArgs& args);
 /// Beyond the text (04_warp_tiled.cu): stage 03 reorganized around warps, WarpTiling's shape, float4
 /// global loads under the same conditions as stage 03.
-/// @pre require_valid(args). @see matmul_register_tiled (previous), CublasSgemm (the baseline)
+/// @pre require_valid(args). @see matmul_register_tiled (previous), matmul_async_copy (next)
 LaunchConfig matmul_warp_tiled(const MatmulArgs& args);
+/// Beyond the text (05_async_copy.cu): stage 04's tiling fed by cp.async copies into two shared
+/// buffers, K slices of async_copy_slice_k(); 16-byte copies under the same conditions as stage 03's
+/// float4 loads.
+/// @pre require_valid(args). @see matmul_warp_tiled (previous), CublasSgemm (the baseline)
+LaunchConfig matmul_async_copy(const MatmulArgs& args);
+/// Stage 05 with K slices of @p slice_k (16 or 32) whatever the GPU would choose: for tests, and to
+/// compare the two. Throws std::invalid_argument for another value or when the GPU cannot give a block
+/// async_copy_shared_bytes(slice_k).
+LaunchConfig matmul_async_copy_slices(const MatmulArgs& args, int slice_k);
+/// Shared memory stage 05 takes with K slices of @p slice_k: two slices of A and of B.
+std::size_t async_copy_shared_bytes(int slice_k);
+/// The K slice stage 05 uses on the current GPU: 32 if a block may have async_copy_shared_bytes(32)
+/// (96 KB: compute capability 8.0 and later), else 16.
+int async_copy_slice_k();
 
 // ---- Library baseline (cublas_sgemm.cpp) ------------------------------------------------------
 
@@ -227,5 +250,8 @@ std::vector<WarpAccess> tiled_warp_accesses(int tile, int N, int K);
 std::vector<WarpAccess> register_tiled_warp_accesses(int tile, int N, int K);
 /// Stage 04's warp: a k-quad of 32 A rows, consecutive float4s of a B row, float4 stores of C.
 std::vector<WarpAccess> warp_tiled_warp_accesses(int tile, int N, int K);
+/// Stage 05's warp (K slices of 32): cp.async copies of 8 consecutive k-quads of 4 A rows and of
+/// consecutive float4s of a B row; float4 stores of C.
+std::vector<WarpAccess> async_copy_warp_accesses(int tile, int N, int K);
 
 }  // namespace pmpp::ch05

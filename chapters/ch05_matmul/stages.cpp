@@ -43,6 +43,11 @@ const std::vector<Stage> kStages = {
      [](int) { return register_tiled_op_per_byte(WarpTiling::TILE_M, WarpTiling::TILE_N); },
      warp_tiled_warp_accesses,
      "as stage 03: DRAM and L2 traffic are small next to the arithmetic; FFMA issue bounds the kernel"},
+    {"05_async_copy", "stage 04's tiles, K slices of 32 copied by cp.async into two shared buffers",
+     "beyond PMPP: asynchronous copies (compute capability 8.0)", {}, matmul_async_copy,
+     [](int) { return register_tiled_op_per_byte(AsyncCopyTiling<32>::TILE_M, AsyncCopyTiling<32>::TILE_N); },
+     async_copy_warp_accesses,
+     "as stage 04; the copies no longer pass through registers, and FFMA issue bounds the kernel"},
 };
 }  // namespace
 

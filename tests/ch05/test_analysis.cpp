@@ -121,3 +121,20 @@ TEST_CASE("warp-tiled warp: B and C move whole sectors; an A copy uses half of e
   }
   for (const auto& scalar : warp_tiled_warp_accesses(0, 45, 33)) CHECK(scalar.index.find("scalar") != std::string::npos);
 }
+
+TEST_CASE("async-copy warp: every access moves whole 128-byte lines", "[analysis][coalescing]") {
+  // A warp copies 8 consecutive k-quads of 4 A rows (4 x 128 bytes), 32 consecutive chunks of a B row;
+  // even the scalar copies of A take 32 consecutive floats of one row.
+  const auto vector = async_copy_warp_accesses(0, 4096, 4096);
+  for (const char* name : {"A load", "B load", "C store"}) {
+    INFO(name);
+    const auto& v = find(vector, name);
+    CHECK(v.bytes_per_lane == 16);
+    CHECK(v.sectors == 16);
+    CHECK(v.verdict() == "coalesced");
+  }
+  const auto scalar = async_copy_warp_accesses(0, 45, 33);
+  for (const auto& w : scalar) CHECK(w.index.find("scalar") != std::string::npos);
+  CHECK(find(scalar, "A load").sectors == 4);
+  CHECK(find(scalar, "A load").verdict() == "coalesced");
+}

@@ -35,16 +35,27 @@ TEST_CASE("MAX_DIM rows fit the grid's y limit for every stage's block height", 
     for (int tile : s.tiles) CHECK((MAX_DIM + tile - 1) / tile <= 65535);
   CHECK((MAX_DIM + RegisterTiling::TILE_M - 1) / RegisterTiling::TILE_M <= 65535);
   CHECK((MAX_DIM + WarpTiling::TILE_M - 1) / WarpTiling::TILE_M <= 65535);
+  CHECK((MAX_DIM + AsyncCopyTiling<32>::TILE_M - 1) / AsyncCopyTiling<32>::TILE_M <= 65535);
+}
+
+TEST_CASE("the asynchronous-copy stage takes K slices of 16 or 32 only", "[preconditions]") {
+  CHECK_THROWS_AS(matmul_async_copy_slices({p, p, p, 2, 2, 2, 0}, 8), std::invalid_argument);
+  CHECK_THROWS_AS(matmul_async_copy_slices({p, p, p, 2, 2, 2, 0}, 64), std::invalid_argument);
+  CHECK_THROWS_AS(matmul_async_copy_slices({p, p, p, 0, 2, 2, 0}, 32), std::invalid_argument);
+  // Two buffers of A (128 x k) and B (k x 256): 96 KB for slices of 32, the 48 KB every GPU gives for 16.
+  CHECK(async_copy_shared_bytes(32) == 98304);
+  CHECK(async_copy_shared_bytes(16) == 49152);
 }
 
 TEST_CASE("the stage table lists the text's stages in order", "[preconditions]") {
-  REQUIRE(stages().size() == 4);
+  REQUIRE(stages().size() == 5);
   CHECK(std::string(stages()[0].id) == "01_naive");
   CHECK(std::string(stages()[1].id) == "02_tiled");
   CHECK(stages()[1].tiles == std::vector<int>{16, 32});
   CHECK(find_stage("03_register_tiled") == &stages()[2]);
   CHECK(find_stage("04_warp_tiled") == &stages()[3]);
-  CHECK(find_stage("05_nothing") == nullptr);
+  CHECK(find_stage("05_async_copy") == &stages()[4]);
+  CHECK(find_stage("06_nothing") == nullptr);
   CHECK(effective_tile(stages()[1], 0) == 16);
   CHECK(effective_tile(stages()[1], 32) == 32);
   CHECK(effective_tile(stages()[0], 32) == 0);
