@@ -25,11 +25,15 @@
 //              DRAM, 3.62x inner) and 0.1346 ms for 8191 x 12289 (89.3%). In the same run a kernel that
 //              only reads the same bytes (the "limit: read once" row) took 0.0887 ms (90.2%) and
 //              0.1305 ms (92.0%): this strategy takes 2% and 3% longer than that read, and the last
-//              block's combine is about 2 us of it, as in stage 06. The percentages move by a point or
-//              two from one H100 to another (up to 89.8% and 90.0% in another run, the read at 91.8%
-//              and 93.7%); the ratio to the read stays. So 90% at 8192^2 is at the ceiling of what this
-//              GPU's DRAM delivers. A matrix that does not itself start on a 16-byte boundary is still
-//              read one float at a time.
+//              block's combine is a good part of it, as in stage 06. In a probe on another H100 the
+//              same kernel ran at 88.4% at 8192^2; with each block's sum added to the result by a
+//              float atomicAdd (after a memset) instead, at 89.2%; with no combine at all (a bound, no
+//              result), at 90.0%: the combine costs 1.6 us. Atomics would save half of it, but the
+//              rounding of the sum would then depend on the order in which the blocks finish. The
+//              percentages move by a point or two from one H100 to another (up to 89.8% and 90.0% in
+//              another run, the read at 91.8% and 93.7%); the ratio to the read stays. So 90% at
+//              8192^2 is at the ceiling of what this GPU's DRAM delivers. A matrix that does not itself
+//              start on a 16-byte boundary is still read one float at a time.
 // =================================================================================================
 #include <cuda_runtime.h>
 
