@@ -56,7 +56,6 @@
 
 #include "ch05_matmul/async_copy.cuh"
 #include "ch05_matmul/matmul.hpp"
-#include "ch05_matmul/tile_io.cuh"
 #include "ch05_matmul/warp_tile.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
@@ -223,6 +222,17 @@ int shared_per_block_optin() {
   CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return bytes;
 }
+
+/// Launch with K slices of @p slice_k (16 or 32, already checked) on operands already validated.
+LaunchConfig launch_slices(const MatmulArgs& a, int slice_k) {
+  const std::size_t needed = async_copy_shared_bytes(slice_k);
+  const int allowed = shared_per_block_optin();
+  if (static_cast<std::size_t>(allowed) < needed)
+    throw std::invalid_argument("matmul_async_copy: K slices of " + std::to_string(slice_k) + " need " +
+                                std::to_string(needed / 1024) + " KB of shared memory per block; this GPU allows " +
+                                std::to_string(allowed / 1024) + " KB");
+  return slice_k == 32 ? launch_async_copy<AsyncCopyTiling<32>>(a) : launch_async_copy<AsyncCopyTiling<16>>(a);
+}
 }  // namespace
 
 std::size_t async_copy_shared_bytes(int slice_k) {
@@ -238,17 +248,12 @@ LaunchConfig matmul_async_copy_slices(const MatmulArgs& a, int slice_k) {
   require_valid(a, "matmul_async_copy");
   if (slice_k != 16 && slice_k != 32)
     throw std::invalid_argument("matmul_async_copy: K slices of 16 or 32, got " + std::to_string(slice_k));
-  const std::size_t needed = async_copy_shared_bytes(slice_k);
-  if (static_cast<std::size_t>(shared_per_block_optin()) < needed)
-    throw std::invalid_argument("matmul_async_copy: K slices of " + std::to_string(slice_k) + " need " +
-                                std::to_string(needed / 1024) + " KB of shared memory per block; this GPU allows " +
-                                std::to_string(shared_per_block_optin() / 1024) + " KB");
-  return slice_k == 32 ? launch_async_copy<AsyncCopyTiling<32>>(a) : launch_async_copy<AsyncCopyTiling<16>>(a);
+  return launch_slices(a, slice_k);
 }
 
 LaunchConfig matmul_async_copy(const MatmulArgs& a) {
   require_valid(a, "matmul_async_copy");
-  return matmul_async_copy_slices(a, async_copy_slice_k());
+  return launch_slices(a, async_copy_slice_k());
 }
 
 }  // namespace pmpp::ch05
