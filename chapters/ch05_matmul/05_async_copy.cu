@@ -19,14 +19,17 @@
 //                copies of the last ones (their results are never stored), and when K is not a
 //                multiple of 32 the short slice is the first one, its missing k filled with zeros by
 //                copies made before the loop. Testing every copy instead cost 2% at 4096^3;
+//              - a thread copies the same column of the same rows of every slice, so its sources are
+//                two pointers that step by a fixed stride, with no index arithmetic per copy. That
+//                matters most for 4-byte copies, four times as many: at 4093 x 4099 x 4097 computing
+//                each copy's address from its index took 5.19 ms, the fixed plan 4.52 ms;
 //              - each lane adds its 16 x 8 products row by row, every other row right to left, so that
 //                consecutive multiply-adds share an operand: in a probe of this kernel, 2.92 ms against
 //                3.17 ms for all rows left to right.
-//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 04 3.060 ms (86.9% of
-//              cuBLAS), this stage 2.879 ms (47.7 TFLOP/s, 92.4%), cuBLAS 2.661 ms (51.7 TFLOP/s, no
-//              TF32). On an H200: 2.876 ms, 93.4% of cuBLAS (2.685 ms). Slices of 16, what a GPU with
-//              64 KB of shared memory per block gets, ran 3% slower on the H100.
-// Limitation:  instruction issue again (Nsight Compute, profile/recorded/): 92% of the instructions are
+//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 04 3.064 ms (86.7% of
+//              cuBLAS), this stage 2.864 ms (48.0 TFLOP/s, 92.8%), cuBLAS 2.657 ms (51.7 TFLOP/s, no
+//              TF32). Slices of 16, what a GPU with 64 KB of shared memory per block gets, ran 4% slower.
+// Limitation:  instruction issue again (Nsight Compute, profile/recorded/): 93% of the instructions are
 //              FMAs (cuBLAS: 89%), but the schedulers issue in 80% of cycles against cuBLAS's 90%, so the
 //              FMA pipe is busy 74% of the time against 80%. With two warps per scheduler, a cycle is lost
 //              whenever both wait at once: at the barrier that ends each slice, or on shared memory.
@@ -34,12 +37,15 @@
 //              (every slice reusing the first: a bound, not a result) ran at 2.74 ms, 97% of cuBLAS.
 //              Not faster on the H100: slices of 16 in 2 to 5 buffers, slices of 32 in 3 buffers, slices
 //              of 64 (registers spill), 256 x 128 tiles, launching the blocks in groups of rows that
-//              share B in L2. Where N or K is not a multiple of 4 every copy moves one float and the
-//              stage is slower than stage 04: 5.19 ms (55% of cuBLAS) against 4.23 ms at
-//              4093 x 4099 x 4097; Nsight Compute counts 30% more instructions than on the float4 path
-//              (four times the copies, with their addresses) and shared-memory bank conflicts that path
-//              does not have. Tensor cores (TF32, wgmma) are the step after this one, and a different
-//              arithmetic.
+//              share B in L2. Where N or K is not a multiple of 4 every copy moves one float from an
+//              address that is not 16-byte aligned, which Nsight Compute counts as shared-memory bank
+//              conflicts of the copies (35 million at 4093 x 4099 x 4097, none on the float4 path). With
+//              only K odd (4096 x 4096 x 4097) the stage keeps 88% of cuBLAS. At 4093 x 4099 x 4097 it
+//              ran at 63% (4.52 ms), stage 04 at 67%, stage 03 at 88%: 4099 columns take 17 tiles of
+//              256, so the grid has 544 blocks for 132 SMs that hold one each, 4.1 rounds of blocks
+//              of which the fifth keeps 16 SMs busy; stage 03's 1056 blocks of 128 x 128, two per SM, make
+//              exactly 4 rounds. Tensor cores (TF32, wgmma) are the step after this one, and a
+//              different arithmetic.
 // Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: 16-byte copies and float4 stores when
 //              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned (float4_operands); otherwise the
 //              same kernel compiled with 4-byte copies and scalar stores. Two slices of 32 take 96 KB of
@@ -101,34 +107,48 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
   const int swizzle = (laneRow / 4) % 4;  // of every A row this lane reads
 
   constexpr int VEC = VECTOR_IO ? 4 : 1;  // floats per copy
-  static_assert(THREADS % (TILE_N / VEC) == 0, "a thread copies the same column of every B row it copies");
-  // That column, computed once (measured on an H100: 2% faster than recomputing it for every copy).
-  const int bCol = min(blockCol + tid % (TILE_N / VEC) * VEC, N - VEC);
-
   //! [copy_slice]
-  // Issue the copies of the slice starting at k0 into buffer `stage`. Consecutive threads take
-  // consecutive chunks of a row (of A: TILE_K / VEC chunks, then the next row), so a warp's reads are
-  // whole 128-byte lines. No test in the loop's copies: rows of A past M and columns of B past N
-  // repeat the last ones (their results are never stored), and only the first slice can reach before
-  // k = 0 (see the slice loop), where FIRST copies write zeros.
+  // Each thread copies the same column of the same rows of every slice: of A, column aCol of rows
+  // aRow0, aRow0 + A_ROW_STEP, ...; of B, column bCol of rows bRow0, bRow0 + B_ROW_STEP, ... So its
+  // sources are two pointers that step by a fixed stride from copy to copy, with no index arithmetic
+  // per copy. Consecutive threads take consecutive chunks of a row, so a warp's reads are whole
+  // 128-byte lines.
+  constexpr int A_CHUNKS = TILE_K / VEC, A_ROW_STEP = THREADS / A_CHUNKS, A_COPIES = TILE_M / A_ROW_STEP;
+  constexpr int B_CHUNKS = TILE_N / VEC, B_ROW_STEP = THREADS / B_CHUNKS, B_COPIES = TILE_K / B_ROW_STEP;
+  static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0, "a thread copies one column of its rows");
+  const int aCol = tid % A_CHUNKS * VEC, aRow0 = tid / A_CHUNKS;
+  const int bCol = tid % B_CHUNKS * VEC, bRow0 = tid / B_CHUNKS;
+  // Rows of A past M are not read: the pointer stops at this thread's last row inside A (its copies
+  // of rows past M repeat that row; their results are never stored). Columns of B past N read the
+  // last column instead.
+  const int aRowsInside = min(A_COPIES, ceil_div(max(M - blockRow - aRow0, 1), A_ROW_STEP));
+  const float* const aFirst = A + static_cast<std::int64_t>(min(blockRow + aRow0, M - 1)) * K + aCol;
+  const float* const bFirst = B + static_cast<std::int64_t>(bRow0) * N + min(blockCol + bCol, N - VEC);
+  const std::int64_t aStride = static_cast<std::int64_t>(A_ROW_STEP) * K, bStride = static_cast<std::int64_t>(B_ROW_STEP) * N;
+
+  // Issue the copies of the slice starting at k0 into buffer `stage`. No test in the loop's copies:
+  // only the first slice can reach before k = 0 (see the slice loop), where FIRST copies write zeros.
   auto copySlice = [&](int k0, int stage, auto first) {
     constexpr bool FIRST = decltype(first)::value;
-    constexpr int UNROLL = VECTOR_IO ? 8 : 4;  // all 4 + 8 float4 copies; 4-byte ones 4 at a time (registers)
     float* const as = As + stage * TILE_M * TILE_K;
     float* const bs = Bs + stage * TILE_K * TILE_N;
-#pragma unroll UNROLL
-    for (int l = 0; l < G::A_LOADS * 4 / VEC; ++l) {
-      const int c = l * THREADS + tid, m = c / (TILE_K / VEC), k = c % (TILE_K / VEC) * VEC;
-      const bool inside = !FIRST || k0 + k >= 0;
-      const float* src = A + static_cast<std::int64_t>(min(blockRow + m, M - 1)) * K + (inside ? k0 + k : 0);
-      copy_async<4 * VEC>(&as[a_slot<TILE_K>(m, k)], src, inside);
+    // In the FIRST slice k0 may be negative: a copy of a k before 0 reads nothing (its source is then
+    // the matrix's start, never an address before a row), and k0 is added only to the others' sources.
+    const std::int64_t aShift = k0, bShift = static_cast<std::int64_t>(k0) * N;
+    const float* a = aFirst + (FIRST ? 0 : aShift);
+    const float* b = bFirst + (FIRST ? 0 : bShift);
+#pragma unroll
+    for (int l = 0; l < A_COPIES; ++l) {
+      const bool inside = !FIRST || k0 + aCol >= 0;
+      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], FIRST ? (inside ? a + aShift : A) : a, inside);
+      if (l + 1 < aRowsInside) a += aStride;
     }
-#pragma unroll UNROLL
-    for (int l = 0; l < G::B_LOADS * 4 / VEC; ++l) {
-      const int c = l * THREADS + tid, k = c / (TILE_N / VEC), n = c % (TILE_N / VEC) * VEC;
+#pragma unroll
+    for (int l = 0; l < B_COPIES; ++l) {
+      const int k = bRow0 + l * B_ROW_STEP;
       const bool inside = !FIRST || k0 + k >= 0;
-      const float* src = B + static_cast<std::int64_t>(inside ? k0 + k : 0) * N + bCol;
-      copy_async<4 * VEC>(&bs[k * TILE_N + n], src, inside);
+      copy_async<4 * VEC>(&bs[k * TILE_N + bCol], FIRST ? (inside ? b + bShift : B) : b, inside);
+      b += bStride;
     }
   };
   //! [copy_slice]
