@@ -26,27 +26,31 @@
 //              rows are then added FILTER_ROWS at a time in a loop (add_filter_rows), the filter values
 //              read from the constant bank into registers. Measured on an H100 at 8192 x 8192, the
 //              radius sweep (ch07_convolution --sweep) went from 59% of the higher floor to 84% at r = 8.
-// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 85-88% of the compulsory-traffic
-//              floor. Larger ones are bound by instruction issue, below the FP32 floor of (2r+1)^2 FMAs
-//              per pixel (72% of it at r = 4, 82% at r = 7, 84% at r = 8): at r = 4 Nsight Compute
-//              finds issue slots 88% used but only 86% of the instructions FMAs (the rest: the tile's
-//              loads and stores, shared-memory reads, loop control), so the FMA pipe runs at 76% of its
-//              peak; at r = 8, 96% and 89%, 86%. cuBLAS's FP32 matrix product keeps the same pipe at
-//              80%. At r = 4 the two floors nearly coincide (0.160 and 0.1625 ms at 8192 x 8192), so
-//              DRAM and the FMA pipe must both be kept busy at once. And the loop alone is short of 85%:
-//              with the tile loads removed (each block reusing its first tile: a bound, not a result)
-//              the kernel ran at 79.6%, 82.5%, 80.9% and 84.2% of the floor at r = 4, 5, 6 and 8, its
-//              warps waiting at the tile's barriers and for shared memory. The FMA pipe itself is not
-//              the ceiling: a kernel of independent FMAs alone sustained 97% of the peak-clock rate,
-//              the SMs at 1.98 GHz throughout. Also measured on an H100 and not kept: some 40 other
-//              tilings (blocks of 8 x 8 to 32 x 4 threads, 2 to 8 rows a thread, 1 to 16 tiles a
-//              block, filter rows 1 at a time to all at once), 1 to 6 blocks an SM in the launch
-//              bounds; copying the next tile with cp.async into a second shared buffer instead of
-//              through registers (fewer registers, 56 instead of 96 at r = 4; 5% slower at r = 4, 1-3%
-//              faster at r = 5-7, none near 85%); and no block barrier at all, each warp walking down
-//              its own 128-column strip with a ring of input rows in shared memory, filled by cp.async
-//              one step ahead (71.5% at r = 4, 75% at r = 8; this stage 71.5% and 84%). A general 2D
-//              filter has no cheaper arithmetic; a separable one would (two 1D passes).
+// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 85-88% of the
+//              compulsory-traffic floor. Larger ones are bound by instruction issue, below the FP32
+//              floor of (2r+1)^2 FMAs per pixel (72% of it at r = 4, 82% at r = 7, 84% at r = 8):
+//              at r = 4 Nsight Compute finds issue slots 88% used but only 86% of the instructions
+//              FMAs (the rest: the tile's loads and stores, shared-memory reads, loop control), so
+//              the FMA pipe runs at 76% of its peak; at r = 8, 96% and 89%, 86%. cuBLAS's FP32
+//              matrix product keeps the same pipe at 80%. At r = 4 the two floors nearly coincide
+//              (0.160 and 0.1625 ms at 8192 x 8192), so DRAM and the FMA pipe must both be kept
+//              busy at once. And the loop alone is short of 85%: with the tile loads removed (each
+//              block reusing its first tile: a bound, not a result) the kernel ran at 79.6%, 82.5%,
+//              80.9% and 84.2% of the floor at r = 4, 5, 6 and 8. There the instruction mix is the
+//              limit, not waiting: at r = 5 the schedulers issue in 96% of the cycles, but only 90%
+//              of the instructions are FMAs, and removing the barriers as well changed nothing
+//              (81-82%). The FMA pipe itself is not the ceiling: a kernel of independent FMAs alone
+//              sustained 97% of the peak-clock rate, the SMs at 1.98 GHz throughout. Also measured
+//              on an H100 and not kept: some 40 other tilings (blocks of 8 x 8 to 32 x 4 threads, 2
+//              to 8 rows a thread, 1 to 16 tiles a block, filter rows 1 at a time to all at once),
+//              1 to 6 blocks an SM in the launch bounds; copying the next tile with cp.async into a
+//              second shared buffer instead of through registers (fewer registers, 56 instead of 96
+//              at r = 4; 5% slower at r = 4, 1-3% faster at r = 5-7, none near 85%); a persistent
+//              grid, as many blocks as fit at once, each taking every gridDim.x-th tile (69-76% at
+//              r = 4-8); and no block barrier at all, each warp walking down its own 128-column
+//              strip with a ring of input rows in shared memory, filled by cp.async one step ahead
+//              (71.5% at r = 4, 75% at r = 8; this stage 71.5% and 84%). A general 2D filter has no
+//              cheaper arithmetic; a separable one would (two 1D passes).
 // Preconditions: width, height >= 1; 1 <= radius <= MAX_FILTER_RADIUS; the filter uploaded with
 //              convolution_2D_register_tiled_upload_filter before the launch. Rows must start on
 //              16-byte boundaries (width % 4 == 0, in and out 16-byte aligned) for the float4 path;
