@@ -132,23 +132,24 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
     constexpr bool FIRST = decltype(first)::value;
     float* const as = As + stage * TILE_M * TILE_K;
     float* const bs = Bs + stage * TILE_K * TILE_N;
-    // In the FIRST slice k0 may be negative: a copy of a k before 0 reads nothing (its source is then
-    // the matrix's start, never an address before a row), and k0 is added only to the others' sources.
-    const std::int64_t aShift = k0, bShift = static_cast<std::int64_t>(k0) * N;
-    const float* a = aFirst + (FIRST ? 0 : aShift);
-    const float* b = bFirst + (FIRST ? 0 : bShift);
+    // In the FIRST slice k0 may be negative: a copy of a k before 0 reads nothing, and its source is
+    // the matrix's start; the others' sources are computed from k0 (once, so their cost does not
+    // matter), never an address outside the matrix.
+    const float* a = aFirst + (FIRST ? 0 : k0);
+    const float* b = bFirst + static_cast<std::int64_t>(FIRST ? 0 : k0) * N;
 #pragma unroll
     for (int l = 0; l < A_COPIES; ++l) {
       const bool inside = !FIRST || k0 + aCol >= 0;
-      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], FIRST ? (inside ? a + aShift : A) : a, inside);
+      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], FIRST ? (inside ? a + k0 : A) : a, inside);
       if (l + 1 < aRowsInside) a += aStride;
     }
 #pragma unroll
     for (int l = 0; l < B_COPIES; ++l) {
       const int k = bRow0 + l * B_ROW_STEP;
       const bool inside = !FIRST || k0 + k >= 0;
-      copy_async<4 * VEC>(&bs[k * TILE_N + bCol], FIRST ? (inside ? b + bShift : B) : b, inside);
-      b += bStride;
+      const float* firstSrc = inside ? bFirst + static_cast<std::int64_t>(k0 + l * B_ROW_STEP) * N : B;
+      copy_async<4 * VEC>(&bs[k * TILE_N + bCol], FIRST ? firstSrc : b, inside);
+      if (!FIRST && l + 1 < B_COPIES) b += bStride;
     }
   };
   //! [copy_slice]
