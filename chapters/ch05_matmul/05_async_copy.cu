@@ -64,6 +64,7 @@
 #include "ch05_matmul/matmul.hpp"
 #include "ch05_matmul/warp_tile.cuh"
 #include "pmpp/cuda_check.hpp"
+#include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"
 
 namespace pmpp::ch05 {
@@ -237,17 +238,10 @@ LaunchConfig launch_async_copy(const MatmulArgs& a) {
   return {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared};
 }
 
-int shared_per_block_optin() {
-  int device = 0, bytes = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return bytes;
-}
-
 /// Launch with K slices of @p slice_k (16 or 32, already checked) on operands already validated.
 LaunchConfig launch_slices(const MatmulArgs& a, int slice_k) {
   const std::size_t needed = async_copy_shared_bytes(slice_k);
-  const int allowed = shared_per_block_optin();
+  const int allowed = current_shared_per_block_optin();
   if (static_cast<std::size_t>(allowed) < needed)
     throw std::invalid_argument("matmul_async_copy: K slices of " + std::to_string(slice_k) + " need " +
                                 std::to_string(needed / 1024) + " KB of shared memory per block; this GPU allows " +
@@ -262,7 +256,7 @@ std::size_t async_copy_shared_bytes(int slice_k) {
 }
 
 int async_copy_slice_k() {
-  return static_cast<std::size_t>(shared_per_block_optin()) >= async_copy_shared_bytes(32) ? 32 : 16;
+  return static_cast<std::size_t>(current_shared_per_block_optin()) >= async_copy_shared_bytes(32) ? 32 : 16;
 }
 
 LaunchConfig matmul_async_copy_slices(const MatmulArgs& a, int slice_k) {

@@ -48,6 +48,7 @@
 #include "ch07_convolution/image.hpp"
 #include "ch07_convolution/image_pixel.hpp"
 #include "pmpp/cuda_check.hpp"
+#include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"
 
 namespace pmpp::ch07 {
@@ -335,9 +336,7 @@ LaunchConfig launch_image_kernel(const ImageFilterArgs& a, bool vector_io) {
   const std::size_t shared = tile_shared_bytes(C, a.mask_width, a.mask_height);
   const auto kernel = convolution_2D_const_mem_image_kernel<C, MASK_DIM>;
   if (shared > DEFAULT_SHARED_LIMIT) {  // 4 channels with a 9 x 9 mask, or large masks
-    int device = 0, optin = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int optin = current_shared_per_block_optin();
     if (shared > static_cast<std::size_t>(optin))
       throw std::invalid_argument("filter_image: a " + std::to_string(a.mask_width) + " x " +
                                   std::to_string(a.mask_height) + " mask on " + std::to_string(C) + " channels needs " +

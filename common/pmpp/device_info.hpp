@@ -76,6 +76,16 @@ struct DeviceInfo {
   }
 };
 
+/// The shared memory one block may have on the current device when its kernel asks for more than the
+/// default 48 KB (cudaFuncAttributeMaxDynamicSharedMemorySize): 64 KB on compute capability 7.5, up to
+/// 227 KB on 9.0. One attribute, cheap enough to ask at every launch.
+inline int current_shared_per_block_optin() {
+  int device = 0, bytes = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return bytes;
+}
+
 /// Query device @p device. CUDA 13 removed the clock fields from cudaDeviceProp, so the memory clock
 /// and bus width come from cudaDeviceGetAttribute.
 inline DeviceInfo query_device(int device = 0) {
