@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "pmpp/cuda_check.hpp"
@@ -52,6 +53,11 @@ class Framed {
   /// The whole array, copied to the host.
   std::vector<float> to_host() const { return range(0, n_); }
 
+  /// Every element from @p host (of size() elements), guards untouched: an input made ready for another run.
+  void assign(const std::vector<float>& host) {
+    if (host.size() != n_) throw std::invalid_argument("Framed::assign: the host array has another size");
+    write(kGuard, host);
+  }
   /// Set element @p index (for sparse inputs too large to build on the host).
   void set(std::size_t index, float value) {
     CUDA_CHECK(cudaMemcpy(buffer_.data() + kGuard + index, &value, sizeof value, cudaMemcpyHostToDevice));
