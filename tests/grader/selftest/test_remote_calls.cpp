@@ -1,7 +1,7 @@
 // The grader's remote calls, tested against a worker that misbehaves on request: what crosses is what
 // was sent, exceptions keep their type, and a worker that crashes, exits, hangs, floods its output or
-// garbles the protocol is caught and named, without harm to the test process. All but the last case
-// need no GPU.
+// garbles the protocol is caught and named, without harm to the test process. Only the cases that pass
+// device buffers need a GPU.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -156,6 +156,22 @@ TEST_CASE("the worker writes the test's own device buffer, at an offset into the
     INFO("element " << i);
     if (i >= 100 && i < 150) CHECK(host[i] == 2.5f);
     else CHECK(std::isnan(host[i]));
+  }
+}
+
+TEST_CASE("a buffer kept from call to call and one made anew for every call both reach the worker", "[gpu]") {
+  PMPP_REQUIRE_GPU();
+  // A check that keeps its input and output but uploads a new filter for every run does this: the
+  // freed filter's memory comes back with a new IPC handle, which a worker still holding the old
+  // mapping could not open (cudaErrorAlreadyMapped).
+  pmpp::DeviceBuffer<float> kept(1000);
+  for (int call = 0; call < 8; ++call) {
+    INFO("call " << call);
+    pmpp::DeviceBuffer<float> fresh(100);
+    fill(kept.data(), 1000, static_cast<float>(call));
+    fill(fresh.data(), 100, call + 0.5f);
+    CHECK(kept.to_host() == std::vector<float>(1000, static_cast<float>(call)));
+    CHECK(fresh.to_host() == std::vector<float>(100, call + 0.5f));
   }
 }
 

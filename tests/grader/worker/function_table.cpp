@@ -21,6 +21,7 @@ void* Mappings::open(const char* handle, int device) {
   const std::string key(handle, kIpcHandleBytes);
   const auto found = std::find_if(open_.begin(), open_.end(), [&](const Open& m) { return m.handle == key; });
   if (found != open_.end()) {
+    found->call = call_;
     std::rotate(found, found + 1, open_.end());  // now the most recently used
     return open_.back().base;
   }
@@ -34,11 +35,25 @@ void* Mappings::open(const char* handle, int device) {
   std::memcpy(ipc.reserved, handle, kIpcHandleBytes);
   void* base = nullptr;
   if (status == cudaSuccess) status = cudaIpcOpenMemHandle(&base, ipc, cudaIpcMemLazyEnablePeerAccess);
+  if (status == cudaErrorAlreadyMapped) {  // a mapping left from an earlier call holds this memory
+    cudaGetLastError();
+    close_unused();
+    status = cudaIpcOpenMemHandle(&base, ipc, cudaIpcMemLazyEnablePeerAccess);
+  }
   if (status != cudaSuccess)
     throw MappingFailed(status, std::string("could not open the test's device memory in this process: ") +
                                     cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-  open_.push_back({key, base});
+  open_.push_back({key, base, call_});
   return base;
+}
+
+void Mappings::close_unused() {
+  std::vector<Open> used;
+  for (Open& m : open_) {
+    if (m.call == call_) used.push_back(std::move(m));
+    else cudaIpcCloseMemHandle(m.base);
+  }
+  open_ = std::move(used);
 }
 
 Tag Arguments::next_tag() {

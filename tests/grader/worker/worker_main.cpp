@@ -82,6 +82,7 @@ std::string run(const std::function<void()>& function) {
 }
 
 std::string answer(const std::string& request, Mappings& mappings) {
+  mappings.start_call();
   FrameReader frame(request);
   std::unique_ptr<Arguments> arguments;  // owns the host copies until the call is over
   std::function<void()> bound;
