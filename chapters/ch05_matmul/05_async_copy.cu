@@ -26,8 +26,8 @@
 //              - each lane adds its 16 x 8 products row by row, every other row right to left, so that
 //                consecutive multiply-adds share an operand: in a probe of this kernel, 2.92 ms against
 //                3.17 ms for all rows left to right.
-//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 04 3.064 ms (86.7% of
-//              cuBLAS), this stage 2.864 ms (48.0 TFLOP/s, 92.8%), cuBLAS 2.657 ms (51.7 TFLOP/s, no
+//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 04 3.036 ms (86.9% of
+//              cuBLAS), this stage 2.845 ms (48.3 TFLOP/s, 92.7%), cuBLAS 2.638 ms (52.1 TFLOP/s, no
 //              TF32). Slices of 16, what a GPU with 64 KB of shared memory per block gets, ran 4% slower.
 // Limitation:  instruction issue again (Nsight Compute, profile/recorded/): 93% of the instructions are
 //              FMAs (cuBLAS: 89%), but the schedulers issue in 80% of cycles against cuBLAS's 90%, so the
@@ -41,7 +41,7 @@
 //              address that is not 16-byte aligned, which Nsight Compute counts as shared-memory bank
 //              conflicts of the copies (35 million at 4093 x 4099 x 4097, none on the float4 path). With
 //              only K odd (4096 x 4096 x 4097) the stage keeps 88% of cuBLAS. At 4093 x 4099 x 4097 it
-//              ran at 63% (4.52 ms), stage 04 at 67%, stage 03 at 88%: 4099 columns take 17 tiles of
+//              ran at 63% (4.54 ms), stage 04 at 67%, stage 03 at 88%: 4099 columns take 17 tiles of
 //              256, so the grid has 544 blocks for 132 SMs that hold one each, 4.1 rounds of blocks
 //              of which the fifth keeps 16 SMs busy; stage 03's 1056 blocks of 128 x 128, two per SM, make
 //              exactly 4 rounds. Tensor cores (TF32, wgmma) are the step after this one, and a
