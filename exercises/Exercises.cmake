@@ -3,14 +3,14 @@
 #
 # The tests never link the code they grade: one trusted test executable per exercise holds the tests,
 # and calls the exercise's functions in a worker process built from the code under test (the starter
-# code, a student's copy, or the solution). See tests/grader/ and exercises/README.md.
+# code, a student's copy, or the solution). See grader/ and exercises/README.md.
 
 # <chapter>:<number>:<name>, in the order students meet them. Each exercise is five files:
 #   exercises/<chapter>/<name>.hpp             the interface: starter code, solution and tests share it
 #   exercises/<chapter>/<name>.cu              the starter code (or a student's copy: PMPP_EXERCISES_DIR)
 #   solutions/<chapter>/<name>.cu              the solution: same file name, same interface
 #   tests/exercises/<chapter>/test_<name>.cpp  the graded Catch2 tests, points in the tags ([points=N])
-#   tests/grader/calls/<chapter>/<name>.cpp    how each function's arguments reach the worker
+#   grader/calls/<chapter>/<name>.cpp    how each function's arguments reach the worker
 set(PMPP_EXERCISES
   ch07:1:conv1d_basic
   ch07:2:conv1d_tiled_const
@@ -22,7 +22,7 @@ set(PMPP_EXERCISES
   ch10:3:two_pass_sum)
 
 set(PMPP_EXERCISE_TESTS_DIR ${PROJECT_SOURCE_DIR}/tests/exercises)
-set(PMPP_GRADER_CALLS_DIR ${PROJECT_SOURCE_DIR}/tests/grader/calls)
+set(PMPP_GRADER_CALLS_DIR ${PROJECT_SOURCE_DIR}/grader/calls)
 
 # Student code gets the project's warnings without the forced -Werror of pmpp_warnings: an unused
 # variable should not cost a student an exercise. CMAKE_COMPILE_WARNING_AS_ERROR (on in CI) still makes
@@ -49,7 +49,7 @@ endmacro()
 # pmpp_add_exercise_variant(<variant> <dir>): for every exercise whose <dir>/<chapter>/<name>.cu
 # exists, the library ex<NN>_<name>_<variant> (the code alone: the interface check compares its
 # symbols) and, with tests, the worker ex<NN>_<name>_<variant>_worker: that code behind the exercise's
-# remote functions (tests/grader/calls/<chapter>/<name>.cpp), which the tests call into.
+# remote functions (grader/calls/<chapter>/<name>.cpp), which the tests call into.
 function(pmpp_add_exercise_variant variant dir)
   foreach(entry IN LISTS PMPP_EXERCISES)
     _pmpp_exercise_fields(${entry})

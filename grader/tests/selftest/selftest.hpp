@@ -1,6 +1,6 @@
 /// @file selftest.hpp
 /// @brief A pretend exercise for testing the grader's machinery itself: functions that report what
-/// reached them, and one that misbehaves on request (tests/grader/selftest/).
+/// reached them, and one that misbehaves on request (grader/tests/selftest/).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The schedule of scripts/grade (scripts/grading/schedule.py), run by threads as grade runs it, on
+"""The schedule of scripts/grade (grader/grading/schedule.py), run by threads as grade runs it, on
 simulated GPUs and cases (no GPU needed): every case runs once, and once more alone exactly when it
 found too little GPU memory beside others; the claims of the cases running on a GPU never exceed its
 memory; a speed case or a second run has its GPU to itself, after every case that shares; without
@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grading.cases import Case  # noqa: E402
 from grading.schedule import ORDINARY_CASE_GIB, Schedule  # noqa: E402

@@ -1,5 +1,5 @@
 // The worker's main(). A worker is the code under test (a student's .cu, or a solution) linked with
-// this file and the exercise's remote functions (tests/grader/calls/). It holds no tests, no
+// this file and the exercise's remote functions (grader/calls/). It holds no tests, no
 // references and no verdicts: it answers the trusted test process's requests, one at a time, on two
 // pipes: decode the arguments, call the function, synchronize the device, reply how it ended.
 #include <cuda_runtime_api.h>

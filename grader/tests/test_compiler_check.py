@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/grade's guard against a machine that cannot compile (scripts/grading/workers.py,
+"""scripts/grade's guard against a machine that cannot compile (grader/grading/workers.py,
 require_a_working_compiler), with a stand-in compiler (no toolkit, GPU or root needed): where no
 submitted file of an exercise compiled, its solution is compiled in the same sandbox; grading stops
 with the compiler's message when that fails too, goes on when it compiles, and goes on where the
@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grading.processes import GradingBroke  # noqa: E402
 from grading.workers import Compiled, require_a_working_compiler  # noqa: E402

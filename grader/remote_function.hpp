@@ -6,7 +6,7 @@
 ///
 /// names the function (declared in the exercise's header), repeats its parameters, and says how each
 /// argument crosses to the worker: device(p) for a pointer the function uses on the GPU, host(p, count)
-/// for a host array it reads, and numbers as they are. A calls file (tests/grader/calls/) is compiled
+/// for a host array it reads, and numbers as they are. A calls file (grader/calls/) is compiled
 /// twice from these lines:
 /// - for the trusted test process, each line *defines* the function as a proxy that ships the call
 ///   to the worker (so the tests link no code under test at all);

@@ -25,7 +25,7 @@ struct HostArgument {
   std::size_t bytes;
 };
 
-/// What a remote function's argument list is written with (see tests/grader/calls/).
+/// What a remote function's argument list is written with (see grader/calls/).
 namespace arguments {
 
 /// A pointer the function uses on the device, to read or to write.
