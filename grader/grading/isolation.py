@@ -89,7 +89,7 @@ class Isolation:
         self.hide = self._outermost(hide)
         self.private_mounts = ""
         if self.as_root:
-            probe = run([sandbox, "--user", self._ids(0), "--private-mounts", "--", "/bin/true"], timeout=60)
+            probe = run([sandbox, "--user", self._ids(0), "--isolate", "--", "/bin/true"], timeout=60)
             self.private_mounts = "" if probe.returncode == 0 else probe.output.strip() or "it failed"
 
     @staticmethod
@@ -130,7 +130,7 @@ class Isolation:
         if self.as_root:
             cmd += ["--user", self._ids(slot)]
             if not self.private_mounts:
-                cmd.append("--private-mounts")
+                cmd.append("--isolate")
                 for path in self.hide:
                     cmd += ["--hide", str(path)]
         for option, value in limits.items():

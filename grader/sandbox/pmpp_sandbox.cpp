@@ -9,10 +9,13 @@
 // PROGRAM may lie under a hidden path; a script (say a wrapper that execs the real nvcc) may not.
 //
 //   --user UID:GID     run as this user and group, with no supplementary groups (needs root)
-//   --private-mounts   (with --user) a private mount namespace: fresh empty /tmp and /var/tmp, and
+//   --isolate          (with --user) private mount and IPC namespaces: fresh empty /tmp and /var/tmp, and
 //   --hide PATH        PATH (a folder) shows up empty and unreadable, or (a file) empty
-//   --workdir DIR      run in DIR (with --private-mounts it shows up as /tmp/work); without it the
-//                      working directory is /tmp/work, new and empty (with --private-mounts), else /
+//   --gpu BUS_ID       (with --isolate) the GPU at this PCI address (as nvidia-smi's pci.bus_id) is the
+//                      only one it can open; without --gpu it can open none
+//   --workdir DIR      run in DIR (with --isolate it shows up as /tmp/work); without it the
+//                      working directory is /tmp/work, new and empty (with --isolate), else /
+//   --cgroup DIR       join this cgroup (its cgroup.procs) first; repeatable (cgroup v1 hierarchies)
 //   --cpu SECONDS      CPU time (RLIMIT_CPU); then SIGXCPU, and SIGKILL 5 s later
 //   --memory BYTES     private writable memory (RLIMIT_DATA: heap and anonymous mappings). Not address
 //                      space (RLIMIT_AS): CUDA reserves virtual ranges as large as the GPU's memory.
@@ -53,9 +56,11 @@ namespace {
 
 struct Options {
   std::optional<std::pair<uid_t, gid_t>> user;
-  bool private_mounts = false;
+  bool isolate = false;
   bool clean_up = false;
   std::vector<std::string> hide;
+  std::string gpu;
+  std::vector<std::string> cgroups;
   std::string workdir;
   std::vector<std::pair<int, rlim_t>> limits;
   std::vector<std::string> env;
@@ -103,8 +108,12 @@ Options parse(int argc, char* argv[]) {
       const auto colon = ids.find(':');
       if (colon == std::string::npos) usage("--user needs UID:GID");
       o.user = {static_cast<uid_t>(number(a, ids.substr(0, colon))), static_cast<gid_t>(number(a, ids.substr(colon + 1)))};
-    } else if (a == "--private-mounts") {
-      o.private_mounts = true;
+    } else if (a == "--isolate") {
+      o.isolate = true;
+    } else if (a == "--gpu") {
+      o.gpu = value(a);
+    } else if (a == "--cgroup") {
+      o.cgroups.push_back(value(a));
     } else if (a == "--clean-up") {
       o.clean_up = true;
     } else if (a == "--hide") {
@@ -137,8 +146,8 @@ Options parse(int argc, char* argv[]) {
   }
   if (o.command.empty()) usage("no program given");
   if (o.command.front().find('/') == std::string::npos) usage("give the program's path, not just its name");
-  if ((o.private_mounts || !o.hide.empty()) && !o.user) usage("--private-mounts and --hide need --user");
-  if (!o.hide.empty() && !o.private_mounts) usage("--hide needs --private-mounts");
+  if ((o.isolate || !o.hide.empty()) && !o.user) usage("--isolate and --hide need --user");
+  if ((!o.hide.empty() || !o.gpu.empty()) && !o.isolate) usage("--hide and --gpu need --isolate");
   for (const std::string& path : o.hide)
     if (path.empty() || path[0] != '/' || path == "/") usage("--hide needs an absolute path other than /");
   return o;
@@ -211,7 +220,7 @@ int clean_up(uid_t uid, gid_t gid) {
 
 // ---- Running a program ----------------------------------------------------------------------------
 
-/// With --private-mounts: hide the --hide paths, give fresh /tmp and /var/tmp, and the working
+/// With --isolate: hide the --hide paths, give fresh /tmp and /var/tmp, and the working
 /// directory /tmp/work (owned by the user; the --workdir folder when one is given).
 void isolate_filesystem(const Options& o) {
   check(unshare(CLONE_NEWNS) == 0, "cannot make a private mount namespace");
@@ -265,7 +274,7 @@ void close_other_descriptors(std::vector<int> keep) {
 
 std::vector<std::string> environment(const Options& o) {
   std::vector<std::string> env{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                               std::string("HOME=") + (o.private_mounts ? "/tmp/work" : "/"),
+                               std::string("HOME=") + (o.isolate ? "/tmp/work" : "/"),
                                std::string("TMPDIR=/tmp"), "LC_ALL=C"};
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"})
     if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
@@ -288,9 +297,25 @@ bool is_script(const std::string& path) {
   return script;
 }
 
+/// Move this process into each of @p cgroups (by their folders), before it starts anything: what it
+/// starts stays there, under the cgroup's limits, and is killed with it.
+void join_cgroups(const std::vector<std::string>& cgroups) {
+  const std::string pid = std::to_string(getpid());
+  for (const std::string& dir : cgroups) {
+    const int fd = open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    check(fd >= 0, "cannot open the cgroup " + dir);
+    const bool joined = write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size());
+    const int error = errno;
+    close(fd);
+    errno = error;
+    check(joined, "cannot join the cgroup " + dir);
+  }
+}
+
 int run(const Options& o) {
   if (o.user && geteuid() != 0) fail("--user needs root");
   if (o.user && o.user->first == 0) fail("will not run code under test as root");
+  join_cgroups(o.cgroups);
   // A program (a worker) is opened now, before anything is hidden: it may lie under a hidden path.
   // A script (a compiler's wrapper, such as an nvcc that only execs the real one) cannot run from a
   // close-on-exec descriptor: its interpreter would be handed /dev/fd/N, closed by then. It runs by
@@ -299,7 +324,7 @@ int run(const Options& o) {
   const bool script = is_script(path);
   const int program = open(path.c_str(), O_PATH | O_CLOEXEC);
   check(program >= 0, "cannot open " + path);
-  if (o.private_mounts)
+  if (o.isolate)
     isolate_filesystem(o);
   else
     check(chdir(o.workdir.empty() ? "/" : o.workdir.c_str()) == 0, "cannot enter the working folder " + o.workdir);

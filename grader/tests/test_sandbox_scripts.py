@@ -57,7 +57,7 @@ def main():
                sandbox(tool, user, [no_interpreter]), 125, f"cannot run {no_interpreter} (a script, run by its path)")
         if as_user:
             expect("a script under a hidden path does not run",
-                   sandbox(tool, user + ["--private-mounts", "--hide", tmp], [wrapper]), 125,
+                   sandbox(tool, user + ["--isolate", "--hide", tmp], [wrapper]), 125,
                    f"cannot run {wrapper} (a script, run by its path)")
 
     return verdict(failures)
