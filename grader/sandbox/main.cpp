@@ -1,7 +1,7 @@
 // pmpp_sandbox: how the grader runs code it does not trust (a student's worker, and the compiler on a
-// student's source, which reads whatever files the source names): as an unprivileged user, with
-// chosen paths hidden, with resource limits and a clean environment. Or, with --clean-up, it ends
-// every process of that user.
+// student's source, which reads whatever files the source names): as an unprivileged user, in its
+// own cgroups, isolated from the rest of the machine (isolation.cpp), with resource limits and a
+// clean environment. Or, with --clean-up, it ends every process of that user (clean_up.cpp).
 //
 //   pmpp_sandbox [options] -- PROGRAM [ARGS...]
 //   pmpp_sandbox --user UID:GID --clean-up
@@ -9,8 +9,9 @@
 // PROGRAM may lie under a hidden path; a script (say a wrapper that execs the real nvcc) may not.
 //
 //   --user UID:GID     run as this user and group, with no supplementary groups (needs root)
-//   --isolate          (with --user) private mount and IPC namespaces: fresh empty /tmp and /var/tmp, and
-//   --hide PATH        PATH (a folder) shows up empty and unreadable, or (a file) empty
+//   --isolate          (with --user) private mount and IPC namespaces: a read-only file system but for
+//                      fresh, size-limited /tmp, /var/tmp and /dev/shm; a /dev without GPUs (but --gpu's)
+//   --hide PATH        (with --isolate) PATH (a folder) shows up empty and unreadable, or (a file) empty
 //   --gpu BUS_ID       (with --isolate) the GPU at this PCI address (as nvidia-smi's pci.bus_id) is the
 //                      only one it can open; without --gpu it can open none
 //   --workdir DIR      run in DIR (with --isolate it shows up as /tmp/work); without it the
@@ -27,19 +28,14 @@
 //   --keep-fd N        keep descriptor N open; every descriptor above 2 but these is closed
 //
 // Exit status: the program's; 2 for bad options; 125 when the sandbox could not be set up (a line on
-// stderr says why). With --clean-up: 0 when no process of the user is left and its files are gone
-// from /dev/shm.
-#include <dirent.h>
+// stderr says why). With --clean-up: 0 when no process of the user is left, nor anything of it in
+// /dev/shm, /dev/mqueue and System V IPC.
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,10 +43,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sandbox.hpp"
+
+using namespace pmpp_sandbox;
 
 namespace {
 
@@ -67,15 +66,6 @@ struct Options {
   std::vector<int> keep_fds;
   std::vector<std::string> command;
 };
-
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "pmpp_sandbox: %s\n", what.c_str());
-  std::exit(125);
-}
-
-void check(bool ok, const std::string& what) {
-  if (!ok) fail(what + ": " + std::strerror(errno));
-}
 
 [[noreturn]] void usage(const std::string& what) {
   std::fprintf(stderr, "pmpp_sandbox: %s (usage: pmpp_sandbox [options] -- PROGRAM [ARGS...])\n", what.c_str());
@@ -153,111 +143,7 @@ Options parse(int argc, char* argv[]) {
   return o;
 }
 
-// ---- Ending every process of a user ---------------------------------------------------------------
-
-/// True when a process other than a zombie runs with @p uid as its real or effective user.
-bool any_process_of(uid_t uid) {
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) fail("cannot list /proc");
-  bool found = false;
-  while (dirent* entry = readdir(proc)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    std::ifstream status(std::string("/proc/") + entry->d_name + "/status");
-    std::string line;
-    bool zombie = false, owned = false;
-    while (std::getline(status, line)) {
-      if (line.rfind("State:", 0) == 0) zombie = line.find('Z') != std::string::npos;
-      if (line.rfind("Uid:", 0) == 0) {
-        unsigned long real = 0, effective = 0;
-        if (std::sscanf(line.c_str(), "Uid: %lu %lu", &real, &effective) == 2) owned = real == uid || effective == uid;
-      }
-    }
-    if (owned && !zombie) found = true;
-  }
-  closedir(proc);
-  return found;
-}
-
-int remove_entry(const char* path, const struct stat*, int, FTW*) { return remove(path); }
-
-/// Remove what @p uid owns directly in @p dir (shared memory segments, say): folders with all inside.
-void remove_files_of(uid_t uid, const char* dir) {
-  DIR* d = opendir(dir);
-  if (d == nullptr) return;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    struct stat st {};
-    const std::string path = std::string(dir) + "/" + name;
-    if (lstat(path.c_str(), &st) != 0 || st.st_uid != uid) continue;
-    if (S_ISDIR(st.st_mode)) nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    else unlink(path.c_str());
-  }
-  closedir(d);
-}
-
-int clean_up(uid_t uid, gid_t gid) {
-  if (uid == 0) fail("will not end the processes of root");
-  close_range(3, ~0U, 0);  // the killer below runs as the user for a moment: it holds nothing of ours
-  // kill(-1) from a process running as the user reaches every process of that user (and nothing
-  // else): a double-forked daemon included. Repeated, because a fork bomb races the first rounds.
-  for (int round = 0; round < 500 && any_process_of(uid); ++round) {
-    const pid_t killer = fork();
-    check(killer >= 0, "fork");
-    if (killer == 0) {
-      if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(1);
-      kill(-1, SIGKILL);
-      _exit(0);
-    }
-    int status = 0;
-    waitpid(killer, &status, 0);
-    usleep(round < 10 ? 2000 : 20000);
-  }
-  if (any_process_of(uid)) fail("processes of uid " + std::to_string(uid) + " are still running");
-  remove_files_of(uid, "/dev/shm");
-  return 0;
-}
-
 // ---- Running a program ----------------------------------------------------------------------------
-
-/// With --isolate: hide the --hide paths, give fresh /tmp and /var/tmp, and the working
-/// directory /tmp/work (owned by the user; the --workdir folder when one is given).
-void isolate_filesystem(const Options& o) {
-  check(unshare(CLONE_NEWNS) == 0, "cannot make a private mount namespace");
-  check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0, "cannot make the mounts private");
-  // Opened in the new namespace (a mount of another one cannot be bound here), before anything is
-  // hidden (the folder may lie under a hidden path).
-  int workdir = -1;
-  if (!o.workdir.empty()) {
-    workdir = open(o.workdir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    check(workdir >= 0, "cannot open the working folder " + o.workdir);
-  }
-  for (const std::string& path : o.hide) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0) continue;  // nothing there to hide
-    if (S_ISDIR(st.st_mode)) {
-      check(mount("none", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0,
-            "cannot hide " + path);
-    } else {
-      check(mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr) == 0 &&
-                mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0,
-            "cannot hide " + path);
-    }
-  }
-  for (const char* tmp : {"/tmp", "/var/tmp"}) {
-    struct stat st {};
-    if (stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
-      check(mount("none", tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=1g") == 0,
-            std::string("cannot mount a fresh ") + tmp);
-  }
-  check(mkdir("/tmp/work", 0700) == 0 && chown("/tmp/work", o.user->first, o.user->second) == 0,
-        "cannot make /tmp/work");
-  if (workdir >= 0) {
-    const std::string source = "/proc/self/fd/" + std::to_string(workdir);
-    check(mount(source.c_str(), "/tmp/work", nullptr, MS_BIND, nullptr) == 0, "cannot show the working folder");
-  }
-  check(chdir("/tmp/work") == 0, "cannot enter /tmp/work");
-}
 
 void close_other_descriptors(std::vector<int> keep) {
   keep.push_back(2);
@@ -325,7 +211,7 @@ int run(const Options& o) {
   const int program = open(path.c_str(), O_PATH | O_CLOEXEC);
   check(program >= 0, "cannot open " + path);
   if (o.isolate)
-    isolate_filesystem(o);
+    isolate({o.user->first, o.user->second, o.workdir, o.hide, o.gpu});
   else
     check(chdir(o.workdir.empty() ? "/" : o.workdir.c_str()) == 0, "cannot enter the working folder " + o.workdir);
 
@@ -363,6 +249,19 @@ int run(const Options& o) {
 }
 
 }  // namespace
+
+namespace pmpp_sandbox {
+
+void fail(const std::string& what) {
+  std::fprintf(stderr, "pmpp_sandbox: %s\n", what.c_str());
+  std::exit(kSetupFailed);
+}
+
+void check(bool ok, const std::string& what) {
+  if (!ok) fail(what + ": " + std::strerror(errno));
+}
+
+}  // namespace pmpp_sandbox
 
 int main(int argc, char* argv[]) {
   const Options options = parse(argc, argv);
