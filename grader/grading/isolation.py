@@ -29,6 +29,8 @@ COMPILE_LIMITS = {"--cpu": 600, "--memory": 8 * GiB, "--processes": 256, "--file
 # limit is set per run (--worker-memory). CPU time stops a process that spins after the case's time
 # limit has ended it (a daemon); the wall-clock limit is the case's.
 WORKER_LIMITS = {"--processes": 256, "--file-size": 64 << 20, "--open-files": 1024}
+# The worker's ends of its channels to the trusted test process (grader/protocol/wire.hpp).
+WORKER_DESCRIPTORS = (3, 4, 5)
 
 
 def _ensure_user(name: str) -> Tuple[int, int]:
@@ -125,7 +127,7 @@ class Isolation:
                     f"{self.private_mounts}): keep the hidden tests readable by root only")
         return text + ", which see none of: " + ", ".join(str(p) for p in self.hide)
 
-    def _prefix(self, slot: int, limits: dict, workdir: Optional[Path]) -> List[str]:
+    def _prefix(self, slot: int, limits: dict, workdir: Optional[Path], gpu: Optional[str] = None) -> List[str]:
         cmd = [self.sandbox]
         if self.as_root:
             cmd += ["--user", self._ids(slot)]
@@ -133,6 +135,8 @@ class Isolation:
                 cmd.append("--isolate")
                 for path in self.hide:
                     cmd += ["--hide", str(path)]
+                if gpu:
+                    cmd += ["--gpu", gpu]
         for option, value in limits.items():
             if option == "--processes" and not self.as_root:
                 continue  # counted per user: the grading user's own processes would count too
@@ -147,11 +151,13 @@ class Isolation:
             cmd += ["--env", setting]
         return cmd + ["--"]
 
-    def worker_command(self, slot: int) -> List[str]:
+    def worker_command(self, slot: int, gpu: Optional[str]) -> List[str]:
+        """The sandbox for a worker of @slot that may open the GPU at PCI address @gpu (None: none)."""
         limits = dict(WORKER_LIMITS, **{"--cpu": int(2 * self.timeout + 60)})
         if self.worker_memory > 0:
             limits["--memory"] = self.worker_memory
-        return self._prefix(slot, limits, None) + ["--keep-fd", "3", "--keep-fd", "4", "--"]
+        keep = [arg for fd in WORKER_DESCRIPTORS for arg in ("--keep-fd", str(fd))]
+        return self._prefix(slot, limits, None, gpu) + keep + ["--"]
 
     def clean_up_command(self, slot: int) -> Optional[List[str]]:
         return [self.sandbox, "--user", self._ids(slot), "--clean-up"] if self.as_root else None

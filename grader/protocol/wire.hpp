@@ -24,6 +24,12 @@ inline constexpr char kHandshake[] = "pmpp-worker/1";
 /// garbles its own replies, which fails its own calls.)
 inline constexpr int kRequestFd = 3;
 inline constexpr int kReplyFd = 4;
+/// The worker receives the test's device memory on this Unix socket: one message per allocation, its
+/// HandleMessage and, attached (SCM_RIGHTS), a file descriptor for the memory, sent before the first
+/// request that uses it. A descriptor cannot be forged or guessed, unlike a CUDA IPC handle (which
+/// another process can build from the exporter's pid), so a worker reaches the memory of its own test
+/// and of no one else's. The trusted side never reads from it.
+inline constexpr int kMemoryFd = 5;
 /// The largest frame either side accepts: far above any request the tests send (host arrays are
 /// filters of at most a few thousand floats), far below what could exhaust memory.
 inline constexpr std::uint32_t kMaxFrame = 16u << 20;
@@ -33,7 +39,7 @@ inline constexpr std::size_t kMaxText = 4096;
 /// How one argument travels.
 enum class Tag : std::uint8_t {
   null_pointer = 'N',  ///< nullptr
-  device = 'D',        ///< device memory: the allocation's IPC handle, its device, the offset into it
+  device = 'D',        ///< device memory: the allocation's number, its device, the offset into it
   host = 'H',          ///< host memory, read-only: the bytes themselves
   address = 'A',       ///< a pointer that is neither (or no GPU to ask): its value, meaningless over there
   scalar = 'S',        ///< a number: its kind, its size, its bytes
@@ -59,9 +65,17 @@ enum class Status : std::uint8_t {
   bad_request = 'B',  ///< the worker could not make sense of the request (a grader bug): message follows
 };
 
-/// Size of the device-memory payload: the IPC handle (CUDA_IPC_HANDLE_SIZE bytes), the device, the
-/// offset of the pointer into its allocation.
-inline constexpr std::size_t kIpcHandleBytes = 64;
+/// What comes with the descriptor of one allocation of the test's device memory (see kMemoryFd).
+/// Allocations are numbered in the order the test made them, and a number is never used again.
+struct HandleMessage {
+  std::uint64_t allocation;
+  std::uint64_t bytes;  ///< its size, a multiple of the device's allocation granularity
+};
+
+/// A request is: the numbers of the allocations the worker was sent and that the test has freed since
+/// (the worker unmaps them first: the test may never use them again), then the call: the function's
+/// name, its number of arguments, each argument (Tag, then its payload).
+inline constexpr std::uint32_t kMaxReleased = 1u << 16;
 
 /// A frame malformed by the sender.
 class Malformed : public std::runtime_error {
@@ -82,6 +96,8 @@ class FrameWriter {
     if (count > 0) bytes_.append(static_cast<const char*>(data), count);
   }
   void put_string(const std::string& text) { put_bytes(text.data(), text.size()); }
+  /// @p bytes as they are, without a length: another writer's payload, appended.
+  void put_raw(const std::string& bytes) { bytes_ += bytes; }
   const std::string& bytes() const { return bytes_; }
   std::string take() { return std::move(bytes_); }
 

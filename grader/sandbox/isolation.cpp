@@ -1,7 +1,7 @@
 // What --isolate does (see sandbox.hpp), as root, before the change of user. In new mount and IPC
 // namespaces, which die with the case's last process:
-// - the whole file system is read-only, so nothing the code writes outside its scratch space can
-//   outlive the case or reach the next one (world-writable folders such as /run/lock included);
+// - the whole file system but /proc is read-only, so nothing the code writes outside its scratch space
+//   can outlive the case or reach the next one (world-writable folders such as /run/lock included);
 // - its scratch space is fresh and size-limited: /tmp, /var/tmp and /dev/shm are new tmpfs mounts,
 //   and System V shared memory and POSIX message queues are new and capped;
 // - chosen paths (the tests, the build, other submissions, the reports) show up empty;
@@ -12,12 +12,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
-#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -67,15 +65,6 @@ void bind_descriptor(int fd, const std::string& target) {
 
 // ---- A read-only file system ----------------------------------------------------------------------
 
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-struct MountAttributes {  // struct mount_attr (linux/mount.h), whose header older systems lack
-  std::uint64_t set, clear, propagation, userns_fd;
-};
-constexpr std::uint64_t kMountReadOnly = 0x1;  // MOUNT_ATTR_RDONLY
-constexpr unsigned kRecursive = 0x8000;        // AT_RECURSIVE
-
 /// A mount point as /proc/self/mountinfo writes it, with its octal escapes (\040 for a space) undone.
 std::string unescape(const std::string& field) {
   std::string out;
@@ -90,19 +79,19 @@ std::string unescape(const std::string& field) {
   return out;
 }
 
+/// Every mount read-only (keeping its other flags; ST_* equal MS_* on Linux), but /proc and what is
+/// mounted below it: the CUDA driver fails to start on a read-only /proc, and what a process may
+/// write there (its own entries; /proc/sys is root's) ends with the process.
 void make_read_only() {
-  MountAttributes attributes{kMountReadOnly, 0, 0, 0};
-  if (syscall(SYS_mount_setattr, AT_FDCWD, "/", kRecursive, &attributes, sizeof attributes) == 0) return;
-  check(errno == ENOSYS, "cannot make the file system read-only");
-  // A kernel older than 5.12: each mount in turn, keeping its other flags (ST_* equal MS_* on Linux).
   std::ifstream mountinfo("/proc/self/mountinfo");
   for (std::string line; std::getline(mountinfo, line);) {
     std::istringstream fields(line);
     std::string id, parent, device, root, point;
     fields >> id >> parent >> device >> root >> point;
     const std::string path = unescape(point);
+    if (path == "/proc" || path.rfind("/proc/", 0) == 0) continue;
     struct statvfs info {};
-    if (statvfs(path.c_str(), &info) != 0) continue;  // covered by a later mount, which comes later
+    if (statvfs(path.c_str(), &info) != 0) continue;  // gone from view (under a later mount)
     const unsigned long kept = info.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_NOATIME | ST_NODIRATIME | ST_RELATIME);
     check(mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, nullptr) == 0,
           "cannot make " + path + " read-only");

@@ -3,15 +3,17 @@
 /// and end the way the code under test ended: return, or throw an exception of the same standard type
 /// (so a test's `CHECK_THROWS_AS(..., std::invalid_argument)` keeps its meaning).
 ///
-/// Device pointers travel as the IPC handle of their allocation plus the offset into it: the worker
-/// reads and writes the very buffers the test made, NaN poison and guard bands included. Host arrays
-/// travel by value (read-only), numbers as exactly their type.
+/// Device pointers travel as the number of their allocation plus the offset into it, the allocation
+/// itself as a file descriptor (shareable_memory.hpp): the worker reads and writes the very buffers
+/// the test made, NaN poison and guard bands included. Host arrays travel by value (read-only),
+/// numbers as exactly their type.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "wire.hpp"
 
@@ -43,28 +45,40 @@ std::size_t filter_taps(int radius, int dims, int max_radius);
 
 }  // namespace arguments
 
-void encode(FrameWriter& out, DeviceArgument argument);
-void encode(FrameWriter& out, HostArgument argument);
+/// One call, encoded: its frame (without the released allocations, which depend on the worker), and
+/// the test's allocations it uses, which the worker must have been sent.
+struct Request {
+  FrameWriter frame;
+  std::vector<std::uint64_t> allocations;
+};
+
+void encode(Request& out, DeviceArgument argument);
+void encode(Request& out, HostArgument argument);
 template <class T>
-void encode(FrameWriter& out, T value) {
+void encode(Request& out, T value) {
   static_assert(std::is_arithmetic_v<T>, "a remote function's arguments are device(), host() or numbers");
-  out.put(static_cast<std::uint8_t>(Tag::scalar));
-  out.put(static_cast<std::uint8_t>(scalar_kind<T>()));
-  out.put_bytes(&value, sizeof value);
+  out.frame.put(static_cast<std::uint8_t>(Tag::scalar));
+  out.frame.put(static_cast<std::uint8_t>(scalar_kind<T>()));
+  out.frame.put_bytes(&value, sizeof value);
 }
 
 /// Have the current worker (see workers.hpp) run the encoded call to @p function. Returns when it
 /// returned; throws what it threw. A worker that crashed, hung or broke the protocol fails the test
 /// case (a failed CHECK, whatever the test does with the exception that follows).
-void perform(const char* function, const std::string& request);
+void perform(const char* function, const Request& request);
+
+template <class... A>
+Request request_for(const char* function, const A&... args) {
+  Request out;
+  out.frame.put_string(function);
+  out.frame.put<std::uint32_t>(sizeof...(A));
+  (encode(out, args), ...);
+  return out;
+}
 
 template <class... A>
 void call(const char* function, const A&... args) {
-  FrameWriter out;
-  out.put_string(function);
-  out.put<std::uint32_t>(sizeof...(A));
-  (encode(out, args), ...);
-  perform(function, out.bytes());
+  perform(function, request_for(function, args...));
 }
 
 }  // namespace pmpp_grader

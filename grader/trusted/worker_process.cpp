@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,8 +14,12 @@
 #include <chrono>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
+#include "descriptors.hpp"
 #include "frame_io.hpp"
+#include "remote_call.hpp"
+#include "shareable_memory.hpp"
 
 namespace pmpp_grader {
 namespace {
@@ -56,8 +61,9 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double tim
     lost_reason_ = "there is no worker to start";
     return;
   }
-  int requests[2], replies[2], printed[2];
-  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0 || pipe2(printed, O_CLOEXEC) != 0) {
+  int requests[2], replies[2], printed[2], memory[2];
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0 || pipe2(printed, O_CLOEXEC) != 0 ||
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, memory) != 0) {
     lost_reason_ = std::string("could not make pipes: ") + std::strerror(errno);
     return;
   }
@@ -77,13 +83,14 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double tim
     // Move the pipe ends above the target numbers first, so no dup2 below overwrites another.
     const int in = fcntl(requests[0], F_DUPFD, 10), out = fcntl(replies[1], F_DUPFD, 10);
     const int print = fcntl(printed[1], F_DUPFD, 10), nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (in < 0 || out < 0 || print < 0 || nothing < 0 || dup2(nothing, 0) < 0 || dup2(print, 1) < 0 ||
-        dup2(print, 2) < 0 || dup2(in, kRequestFd) < 0 || dup2(out, kReplyFd) < 0)
+    const int handles = fcntl(memory[1], F_DUPFD, 10);
+    if (in < 0 || out < 0 || print < 0 || nothing < 0 || handles < 0 || dup2(nothing, 0) < 0 || dup2(print, 1) < 0 ||
+        dup2(print, 2) < 0 || dup2(in, kRequestFd) < 0 || dup2(out, kReplyFd) < 0 || dup2(handles, kMemoryFd) < 0)
       _exit(127);
     // Nothing else of this process may reach the worker: above all not the descriptor the verdict is
     // written to.
-    if (close_range(kReplyFd + 1, ~0U, 0) != 0)
-      for (long fd = kReplyFd + 1; fd < max_fd; ++fd) close(static_cast<int>(fd));
+    if (close_range(kMemoryFd + 1, ~0U, 0) != 0)
+      for (long fd = kMemoryFd + 1; fd < max_fd; ++fd) close(static_cast<int>(fd));
     execv(argv[0], argv.data());
     (void)!write(2, exec_failed.data(), exec_failed.size());
     _exit(127);
@@ -91,8 +98,11 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double tim
   close(requests[0]);
   close(replies[1]);
   close(printed[1]);
+  close(memory[1]);
   request_fd_ = requests[1];
   reply_fd_ = replies[0];
+  memory_fd_ = memory[0];
+  shutdown(memory_fd_, SHUT_RD);  // the worker may send nothing this way
   if (pid_ < 0) {
     close(printed[0]);
     lost_reason_ = std::string("could not fork: ") + std::strerror(errno);
@@ -165,14 +175,40 @@ void WorkerProcess::lose(const std::string& reason) {
   finish(false);
 }
 
-Outcome WorkerProcess::call(const std::string& request) {
+bool WorkerProcess::share_memory(const Request& request, FrameWriter& frame) {
+  std::vector<std::uint64_t> released;
+  for (auto it = shared_.begin(); it != shared_.end();) {
+    if (allocation_alive(*it)) {
+      ++it;
+    } else {
+      released.push_back(*it);
+      it = shared_.erase(it);
+    }
+  }
+  frame.put<std::uint32_t>(static_cast<std::uint32_t>(released.size()));
+  for (std::uint64_t number : released) frame.put<std::uint64_t>(number);
+  for (std::uint64_t number : request.allocations) {
+    if (shared_.count(number)) continue;
+    std::size_t bytes = 0;
+    const int fd = allocation_descriptor(number, &bytes);
+    if (fd < 0) throw std::runtime_error("grader: could not export the test's device memory to the worker");
+    if (!send_descriptor(memory_fd_, {number, bytes}, fd)) return false;
+    shared_.insert(number);
+  }
+  return true;
+}
+
+Outcome WorkerProcess::call(const Request& request) {
   Outcome outcome;
   if (lost()) {
     outcome.message = lost_reason_;
     return outcome;
   }
+  FrameWriter sending;
+  const bool shared = share_memory(request, sending);
+  sending.put_raw(request.frame.bytes());
   const auto start = Clock::now();
-  const bool sent = write_frame(request_fd_, request);
+  const bool sent = shared && write_frame(request_fd_, sending.bytes());
   std::string frame;
   const auto failure = sent ? read_frame(reply_fd_, frame, seconds_from(start, timeout_s_))
                             : std::optional<ReadFailure>(ReadFailure::closed);
@@ -212,6 +248,8 @@ Outcome WorkerProcess::call(const std::string& request) {
 void WorkerProcess::stop() {
   if (request_fd_ >= 0) close(request_fd_);  // end of requests: a well-behaved worker exits now
   request_fd_ = -1;
+  if (memory_fd_ >= 0) close(memory_fd_);
+  memory_fd_ = -1;
   finish(true);
   if (reply_fd_ >= 0) close(reply_fd_);
   reply_fd_ = -1;

@@ -12,7 +12,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +22,8 @@
 #include "wire.hpp"
 
 namespace pmpp_grader {
+
+struct Request;
 
 /// How a call ended.
 struct Outcome {
@@ -33,15 +37,18 @@ struct Outcome {
 class WorkerProcess {
  public:
   /// Start @p command (the worker, possibly behind a sandbox) with the protocol pipes on kRequestFd
-  /// and kReplyFd and its output captured, then wait up to @p timeout_s seconds for its handshake.
+  /// and kReplyFd, the memory socket on kMemoryFd and its output captured, then wait up to
+  /// @p timeout_s seconds for its handshake.
   /// Check lost() afterwards. @p output_limit bytes of its output are kept, the rest counted.
   WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit);
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   ~WorkerProcess();
 
-  /// Send one request (see call encoding in remote_call.hpp) and wait up to the timeout for the reply.
-  Outcome call(const std::string& request);
+  /// Send one request (see remote_call.hpp) and wait up to the timeout for the reply. Before it, the
+  /// worker is sent the allocations the request uses that it does not have yet, and told which of
+  /// those it has were freed since.
+  Outcome call(const Request& request);
 
   bool lost() const { return !lost_reason_.empty(); }
   const std::string& lost_reason() const { return lost_reason_; }
@@ -65,7 +72,11 @@ class WorkerProcess {
   pid_t pid_ = -1;
   bool reaped_ = false;
   std::string exit_description_;
-  int request_fd_ = -1, reply_fd_ = -1;
+  /// The request's frame, after sending what the worker needs first; false when it is gone.
+  bool share_memory(const Request& request, FrameWriter& frame);
+
+  int request_fd_ = -1, reply_fd_ = -1, memory_fd_ = -1;
+  std::set<std::uint64_t> shared_;  // the allocations this worker was sent and not told are freed
   double timeout_s_;
   std::string lost_reason_;
   std::size_t output_limit_;

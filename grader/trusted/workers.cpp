@@ -191,7 +191,7 @@ void reset_call_seconds() { seconds_in_calls = 0; }
 
 const std::string& misbehaviour() { return misbehaved; }
 
-void perform(const char* function, const std::string& request) {
+void perform(const char* function, const Request& request) {
   // The test's own device work (a poisoning memset, say) must be complete before the worker looks.
   if (gpu_present()) CUDA_CHECK(cudaDeviceSynchronize());
   std::string why_none;

@@ -3,8 +3,13 @@
 
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+
+#include "descriptors.hpp"
+#include "driver_api.hpp"
 
 namespace pmpp_grader {
 
@@ -14,46 +19,56 @@ std::vector<RemoteFunction>& remote_functions() {
 }
 
 Mappings::~Mappings() {
-  for (const Open& m : open_) cudaIpcCloseMemHandle(m.base);
+  while (!mapped_.empty()) release(mapped_.begin()->first);
+  for (const auto& [number, received] : received_) close(received.first);
 }
 
-void* Mappings::open(const char* handle, int device) {
-  const std::string key(handle, kIpcHandleBytes);
-  const auto found = std::find_if(open_.begin(), open_.end(), [&](const Open& m) { return m.handle == key; });
-  if (found != open_.end()) {
-    found->call = call_;
-    std::rotate(found, found + 1, open_.end());  // now the most recently used
-    return open_.back().base;
-  }
-  if (open_.size() == kMaxOpen) {
-    cudaIpcCloseMemHandle(open_.front().base);
-    open_.erase(open_.begin());
-  }
-  cudaError_t status = cudaSetDevice(device);
-  cudaIpcMemHandle_t ipc{};
-  static_assert(sizeof ipc.reserved == kIpcHandleBytes, "the wire carries CUDA_IPC_HANDLE_SIZE bytes");
-  std::memcpy(ipc.reserved, handle, kIpcHandleBytes);
-  void* base = nullptr;
-  if (status == cudaSuccess) status = cudaIpcOpenMemHandle(&base, ipc, cudaIpcMemLazyEnablePeerAccess);
-  if (status == cudaErrorAlreadyMapped) {  // a mapping left from an earlier call holds this memory
-    cudaGetLastError();
-    close_unused();
-    status = cudaIpcOpenMemHandle(&base, ipc, cudaIpcMemLazyEnablePeerAccess);
-  }
-  if (status != cudaSuccess)
-    throw MappingFailed(status, std::string("could not open the test's device memory in this process: ") +
-                                    cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
-  open_.push_back({key, base, call_});
-  return base;
+void Mappings::release(std::uint64_t number) {
+  const auto it = mapped_.find(number);
+  if (it == mapped_.end()) return;
+  const VirtualMemory& vm = virtual_memory();
+  vm.unmap(it->second.base, it->second.bytes);
+  vm.free_range(it->second.base, it->second.bytes);
+  mapped_.erase(it);
 }
 
-void Mappings::close_unused() {
-  std::vector<Open> used;
-  for (Open& m : open_) {
-    if (m.call == call_) used.push_back(std::move(m));
-    else cudaIpcCloseMemHandle(m.base);
+void* Mappings::open(std::uint64_t number, int device) {
+  if (const auto it = mapped_.find(number); it != mapped_.end()) return reinterpret_cast<void*>(it->second.base);
+  // Its descriptor was sent before this request: take what waits on the socket until it comes.
+  while (!received_.count(number)) {
+    HandleMessage message{};
+    const int fd = receive_descriptor(kMemoryFd, &message);
+    if (fd < 0) throw BadRequest("the request uses device memory that was not sent with it");
+    if (received_.count(message.allocation) || mapped_.count(message.allocation)) {
+      close(fd);
+      throw BadRequest("device memory sent twice");
+    }
+    received_[message.allocation] = {fd, static_cast<std::size_t>(message.bytes)};
   }
-  open_ = std::move(used);
+  const auto [fd, bytes] = received_[number];
+  received_.erase(number);
+  const VirtualMemory& vm = virtual_memory();
+  cudaError_t prepared = cudaSetDevice(device);
+  if (prepared == cudaSuccess) prepared = cudaFree(nullptr);  // the context, current
+  CUmemGenericAllocationHandle handle{};
+  CUresult status = CUDA_ERROR_NOT_SUPPORTED;
+  if (prepared == cudaSuccess && vm.complete())
+    status = vm.import_handle(&handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
+                              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  close(fd);
+  CUdeviceptr base = 0;
+  if (status == CUDA_SUCCESS) {
+    base = vm.map_new(handle, bytes, device, &status);
+    vm.release(handle);  // the mapping holds the memory from now on
+  }
+  if (prepared != cudaSuccess)
+    throw MappingFailed(prepared, std::string("could not map the test's device memory in this process: ") +
+                                      cudaGetErrorName(prepared) + " (" + cudaGetErrorString(prepared) + ")");
+  if (base == 0)
+    throw MappingFailed(cudaErrorMapBufferObjectFailed, "could not map the test's device memory in this process: "
+                                                        "CUDA driver error " + std::to_string(status));
+  mapped_[number] = {base, bytes};
+  return reinterpret_cast<void*>(base);
 }
 
 Tag Arguments::next_tag() {
@@ -69,12 +84,10 @@ const void* Arguments::pointer(bool read_only) {
     case Tag::address:
       return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(frame_.get<std::uint64_t>()));
     case Tag::device: {
-      std::size_t n = 0;
-      const char* handle = frame_.get_bytes(kIpcHandleBytes, &n);
-      if (n != kIpcHandleBytes) throw BadRequest("an IPC handle of the wrong size");
+      const auto number = frame_.get<std::uint64_t>();
       const auto device = frame_.get<std::int32_t>();
       const auto offset = frame_.get<std::uint64_t>();
-      return static_cast<const char*>(mappings_.open(handle, device)) + offset;
+      return static_cast<const char*>(mappings_.open(number, device)) + offset;
     }
     case Tag::host: {
       if (!read_only) throw BadRequest("host memory can only be passed to a const pointer");

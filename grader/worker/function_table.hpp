@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -34,34 +35,29 @@ class MappingFailed : public std::runtime_error {
   int code_;
 };
 
-/// The trusted process's device allocations, opened in this process through their IPC handles. A
-/// test passes the same buffers call after call, so they stay open (at most kMaxOpen of them): opened
-/// and closed again for every call, a gigabyte input made a 1.1 ms call take 10 ms on an H100.
-/// A mapping can outlive its allocation: once a call is over the trusted process may free it and
-/// allocate the same memory again, under a new handle that will not open while the old mapping stands
-/// (cudaErrorAlreadyMapped). Then every mapping the current call has not used is closed, and the open
-/// is tried once more.
+/// The trusted process's device allocations, mapped in this process. Each arrives once, as a file
+/// descriptor on kMemoryFd (see wire.hpp), before the first request that uses it, and stays mapped
+/// until a request says the test freed it: a test passes the same buffers call after call, and mapping
+/// a gigabyte anew for every call would cost more than the call.
 class Mappings {
  public:
-  static constexpr std::size_t kMaxOpen = 64;
   Mappings() = default;
   Mappings(const Mappings&) = delete;
   Mappings& operator=(const Mappings&) = delete;
   ~Mappings();
-  /// A new call begins: what it opens or reuses from now on is in use until the next one begins.
-  void start_call() { ++call_; }
-  /// The base address of the allocation with IPC handle @p handle (kIpcHandleBytes) on @p device.
-  void* open(const char* handle, int device);
+  /// Unmap allocation @p number (the test freed it); unknown numbers are ignored.
+  void release(std::uint64_t number);
+  /// Where allocation @p number of device @p device is mapped here: mapped now, from its descriptor,
+  /// if this is its first use.
+  void* open(std::uint64_t number, int device);
 
  private:
-  void close_unused();
-  struct Open {
-    std::string handle;
-    void* base;
-    std::uint64_t call;  // the last call that used it
+  struct Mapping {
+    std::uintptr_t base;
+    std::size_t bytes;
   };
-  std::vector<Open> open_;  // least recently used first
-  std::uint64_t call_ = 0;
+  std::map<std::uint64_t, Mapping> mapped_;
+  std::map<std::uint64_t, std::pair<int, std::size_t>> received_;  // descriptors not mapped yet, and sizes
 };
 
 /// The arguments of one call, decoded in order. Host copies live as long as this object.

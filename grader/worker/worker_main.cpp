@@ -82,11 +82,13 @@ std::string run(const std::function<void()>& function) {
 }
 
 std::string answer(const std::string& request, Mappings& mappings) {
-  mappings.start_call();
   FrameReader frame(request);
   std::unique_ptr<Arguments> arguments;  // owns the host copies until the call is over
   std::function<void()> bound;
   try {
+    const auto released = frame.get<std::uint32_t>();
+    if (released > kMaxReleased) throw BadRequest("too many released allocations");
+    for (std::uint32_t i = 0; i < released; ++i) mappings.release(frame.get<std::uint64_t>());
     const std::string name = frame.get_string(256);
     const auto count = frame.get<std::uint32_t>();
     const RemoteFunction* function = nullptr;

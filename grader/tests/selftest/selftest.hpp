@@ -27,7 +27,7 @@ enum Behaviour : int {
   kPrintMegabyte,         ///< print 1 MiB on stdout, then return
   kMalformedReply,        ///< write a well-framed but meaningless reply on the reply pipe
   kOversizedReply,        ///< write a frame header longer than any frame may be
-  kListDescriptors,       ///< throw std::runtime_error("open descriptors above 4: <fd=target ..., or none>")
+  kListDescriptors,       ///< throw std::runtime_error("open descriptors above 5: <fd=target ..., or none>")
 };
 void misbehave(int how);
 
