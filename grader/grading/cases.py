@@ -1,6 +1,7 @@
 """Test cases: listed from the trusted test executables, run one per process, judged from what only
-the trusted test process can write: its XML report, through a pipe that no worker inherits, and its
-exit status."""
+the trusted test process can write: its XML report and its facts (what it observed of the case), each
+through a pipe that no worker inherits, and its exit status. Never from what it printed, which holds
+text the code under test chose (its output, the messages of its exceptions)."""
 
 import os
 import re
@@ -98,21 +99,25 @@ class Runner:
     workdir: Path
 
 
-# What a CUDA allocation that failed says (cudaErrorMemoryAllocation), in the test process's own lines
-# (what the worker printed is marked "  | ").
-OUT_OF_MEMORY = re.compile(r"cudaErrorMemoryAllocation|out of memory", re.I)
+def read_facts(text: str) -> dict:
+    """The trusted test process's facts (workers.hpp, write_facts): a name and its text per line."""
+    facts = {}
+    for line in text.splitlines():
+        name, tab, value = line.partition("\t")
+        if tab:
+            facts[name] = value
+    return facts
 
 
-def found_too_little_memory(case: Case, output: str) -> bool:
+def found_too_little_memory(case: Case, facts: dict) -> bool:
     """Whether the case's run may have been cut short by GPU memory that others held: skipped (on a GPU
-    the tests skip only for want of memory), or failed with an allocation error."""
-    if case.status == "skipped":
-        return True
-    return case.status == "failed" and any(OUT_OF_MEMORY.search(line) for line in output.splitlines()
-                                           if not line.startswith("  | "))
+    the tests skip only for want of memory), or failed where the test process saw an allocation fail
+    or the code under test report running out. The last is the worker's word, and only ever earns the
+    case a second run, alone, whose verdict is final."""
+    return case.status == "skipped" or (case.status == "failed" and "short_of_gpu_memory" in facts)
 
 
-def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, timeout: float):
+def _verdict(case: Case, returncode: Optional[int], xml: bytes, facts: dict, timeout: float):
     if returncode is None:
         case.status, case.reason = "failed", f"timed out: stopped after {timeout:g} s"
         return
@@ -124,8 +129,7 @@ def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, tim
         case.status, case.reason = "failed", f"the test process crashed ({name})"
         return
     if returncode == MISBEHAVED:
-        said = [line[len("pmpp-grader: "):] for line in output.splitlines() if line.startswith("pmpp-grader: ")]
-        case.status, case.reason = "failed", said[-1] if said else "the code under test misbehaved"
+        case.status, case.reason = "failed", facts.get("misbehaved") or "the code under test misbehaved"
         return
     try:
         root = ET.fromstring(xml.decode("utf-8", "replace"))
@@ -149,23 +153,28 @@ def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, tim
         case.status, case.reason = "failed", what
 
 
-def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner):
-    """Run one case of the trusted executable @tests against @worker; fill in its verdict."""
-    verdict_read, verdict_write = os.pipe()
-    cmd = [tests, test_spec(case.name), "--reporter", f"xml::out=/dev/fd/{verdict_write}", "--reporter", "console",
-           "--colour-mode", "none", "--worker", str(worker), "--reference-worker", reference]
-    env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}")
+def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner, alone: bool):
+    """Run one case of the trusted executable @tests against @worker; fill in its verdict. @alone: no
+    other case runs on its GPU meanwhile."""
+    pipes = {name: os.pipe() for name in ("verdict", "facts")}
+    cmd = [tests, test_spec(case.name), "--reporter", f"xml::out=/dev/fd/{pipes['verdict'][1]}", "--reporter",
+           "console", "--colour-mode", "none", "--worker", str(worker), "--reference-worker", reference,
+           "--facts", f"/dev/fd/{pipes['facts'][1]}"]
+    env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}",
+               PMPP_CASE_ALONE="1" if alone else "0")
     if runner.clean_up_command:
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:
         env["CUDA_VISIBLE_DEVICES"] = runner.visible_devices
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=(verdict_write,), start_new_session=True)
-    os.close(verdict_write)
-    output, xml = [], []
-    readers = [threading.Thread(target=read_capped, args=(proc.stdout, 1 << 20, output), daemon=True),
-               threading.Thread(target=read_capped, args=(os.fdopen(verdict_read, "rb"), 16 << 20, xml), daemon=True)]
+                            stderr=subprocess.STDOUT, pass_fds=tuple(w for _, w in pipes.values()),
+                            start_new_session=True)
+    output, xml, facts = [], [], []
+    readers = [threading.Thread(target=read_capped, args=(proc.stdout, 1 << 20, output), daemon=True)]
+    for (read, write), into, limit in ((pipes["verdict"], xml, 16 << 20), (pipes["facts"], facts, 1 << 16)):
+        os.close(write)
+        readers.append(threading.Thread(target=read_capped, args=(os.fdopen(read, "rb"), limit, into), daemon=True))
     for r in readers:
         r.start()
     limit = runner.timeout + GRACE
@@ -178,7 +187,7 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
     for r in readers:
         r.join(timeout=5)
     case.seconds = time.monotonic() - start
-    text = output[0].decode("utf-8", "replace") if output else ""
-    case.output = clip(tidy(text))
-    _verdict(case, returncode, xml[0] if xml else b"", text, limit)
-    case.short_of_memory = found_too_little_memory(case, text)
+    case.output = clip(tidy(output[0].decode("utf-8", "replace") if output else ""))
+    seen = read_facts(facts[0].decode("utf-8", "replace") if facts else "")
+    _verdict(case, returncode, xml[0] if xml else b"", seen, limit)
+    case.short_of_memory = found_too_little_memory(case, seen)

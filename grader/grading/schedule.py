@@ -7,10 +7,12 @@ cases already running on that GPU, so the cases that need most of a GPU's memory
 each other than fit.
 
 Some cases run *alone*: nothing else runs on their GPU meanwhile, and they wait until every case that
-shares has run. A speed case ([speed]) times the student's code against the solution's, which only
-means something on a GPU that does nothing else. A case that ran beside others and found too little GPU
-memory (skipped for want of it, or out of memory: another student's worker may have held it) runs once
-more, alone, and that verdict is the one reported: no case is lost to another student's.
+shares has run. A case that ran beside others and found too little GPU memory (skipped for want of it,
+or out of memory: another student's worker may have held it) runs once more, alone, and that verdict
+is the one reported: no case is lost to another student's. A speed case ([speed]) times the student's
+code against the solution's, which only means something on a GPU that does nothing else, and counts
+only for an exercise whose other cases all passed: so speed cases start last, once every other case,
+second runs included, has its final verdict on every GPU.
 
 Without a GPU nothing is timed and no GPU memory is used: every case shares.
 """
@@ -31,13 +33,14 @@ class Schedule:
         self._ready = threading.Condition()
         self._budgets = budgets_gib
         self._sharing_gpus = gpus and runners_per_gpu > 1
-        alone = [c for c in cases if gpus and c.speed]
         # The largest claims first: they wait for room, and the small ones fill in around them.
         self._shared = sorted((c for c in cases if not (gpus and c.speed)), key=lambda c: -self._claim(c, 0))
-        self._alone = alone
+        self._again: List[Case] = []  # to run a second time, alone
+        self._speed = [c for c in cases if gpus and c.speed]
         self._claimed = [0.0] * len(budgets_gib)
         self._running = [0] * len(budgets_gib)
         self._shared_running = 0  # anywhere: each may yet have to run again, alone
+        self._again_running = 0
         self._stopped = False
         self.ran_again = 0  # cases that ran a second time, alone
         self.shared_until: Optional[float] = None  # when the last case that shares ended (time.monotonic)
@@ -64,13 +67,16 @@ class Schedule:
                         self._shared_running += 1
                         return case
                 # Alone: once no case that shares is left to start, and nothing runs on this GPU (then
-                # nothing else can start on it until this one has finished).
-                if not self._shared and self._running[gpu] == 0 and self._alone:
-                    case = self._alone.pop(0)
-                    case.ran_alone = True
-                    self._running[gpu] += 1
-                    return case
-                if not self._shared and not self._alone and self._shared_running == 0:
+                # nothing else can start on it until this one has finished). Second runs first; speed
+                # cases once no verdict anywhere can change any more.
+                if not self._shared and self._running[gpu] == 0:
+                    if self._again or (self._speed and self._settled()):
+                        case = self._again.pop(0) if self._again else self._speed.pop(0)
+                        case.ran_alone = True
+                        self._running[gpu] += 1
+                        self._again_running += not case.speed
+                        return case
+                if not self._speed and self._settled():
                     return None
                 self._ready.wait()
             return None
@@ -81,17 +87,23 @@ class Schedule:
         with self._ready:
             self._running[gpu] -= 1
             again = False
-            if not case.ran_alone:
+            if case.ran_alone:
+                self._again_running -= not case.speed
+            else:
                 self._claimed[gpu] -= self._claim(case, gpu)
                 self._shared_running -= 1
                 again = self._sharing_gpus and case.short_of_memory
                 if again:
-                    self._alone.append(case)
+                    self._again.append(case)
                     self.ran_again += 1
                 if not self._shared and self._shared_running == 0:
                     self.shared_until = time.monotonic()
             self._ready.notify_all()
             return again
+
+    def _settled(self) -> bool:
+        """Every case but the speed cases has its final verdict (none left to run, none running)."""
+        return not self._shared and not self._again and self._shared_running == 0 and self._again_running == 0
 
     def stop(self):
         """Give no more cases to anyone (grading itself broke)."""

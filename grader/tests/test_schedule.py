@@ -47,6 +47,7 @@ class Recorder:
         self.running = [[] for _ in budgets]  # (case, alone) per GPU
         self.runs = {}  # id(case) -> [alone?, ...]
         self.unstarted = None  # set by the test: cases that share and have not started yet
+        self.unsettled = None  # set by the test: cases other than speed cases whose last run has not ended
         self.errors = []
 
     def start(self, gpu, case):
@@ -59,6 +60,8 @@ class Recorder:
                 self.errors.append(f"{case.name} started beside a case that runs alone")
             if alone and self.unstarted[0] > 0:
                 self.errors.append(f"{case.name} ran alone before every case that shares had started")
+            if case.speed_alone and self.unsettled[0] > 0:
+                self.errors.append(f"{case.name} (speed) started before every other case's final verdict")
             if not alone and not case.speed_alone and len(self.runs.get(id(case), [])) == 0:
                 self.unstarted[0] -= 1
             here.append((case, alone))
@@ -68,9 +71,11 @@ class Recorder:
                 self.errors.append(f"GPU {gpu}: cases claiming {claim} GiB ran at once on {self.budgets[gpu]} GiB")
             self.runs.setdefault(id(case), []).append(alone)
 
-    def end(self, gpu, case):
+    def end(self, gpu, case, last_run):
         with self.lock:
             self.running[gpu] = [(c, a) for c, a in self.running[gpu] if c is not case]
+            if last_run and not case.speed_alone:
+                self.unsettled[0] -= 1
 
 
 def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
@@ -80,6 +85,8 @@ def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
     for c in cases:
         c.speed_alone = gpus and c.speed
     recorder.unstarted = [sum(1 for c in cases if not c.speed_alone)]
+    recorder.unsettled = [sum(1 for c in cases if not c.speed_alone)]
+    sharing = gpus and runners_per_gpu > 1
     rng = random.Random(seed)
 
     def runner(gpu):
@@ -90,7 +97,7 @@ def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
             recorder.start(gpu, case)
             time.sleep(rng.random() * 0.002)
             case.short_of_memory = case.starved and not case.ran_alone
-            recorder.end(gpu, case)
+            recorder.end(gpu, case, last_run=case.ran_alone or not (sharing and case.short_of_memory))
             schedule.finished(gpu, case)
 
     threads = [threading.Thread(target=runner, args=(g,)) for g in range(len(budgets)) for _ in range(runners_per_gpu)]
@@ -101,7 +108,6 @@ def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
     errors = list(recorder.errors)
     if any(t.is_alive() for t in threads):
         return errors + ["the runners did not finish: the schedule blocked"]
-    sharing = gpus and runners_per_gpu > 1
     for c in cases:
         runs = recorder.runs.get(id(c), [])
         want = [False, True] if sharing and c.starved and not c.speed else [gpus and c.speed]

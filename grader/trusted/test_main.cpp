@@ -4,8 +4,9 @@
 // These executables hold the tests, the CPU references and the verdict, and no code under test: it
 // runs in the worker. Exit status: Catch2's, or kMisbehavedExitStatus when the code under test did
 // not start, crashed, hung or broke the protocol during the case (then the case has failed, whatever
-// its checks said; a line "pmpp-grader: ..." on stdout says why). Any failed check gives
-// pmpp_test::kFailedExitStatus, never a status CTest could read as "skipped" (see exit_status.hpp).
+// its checks said; a line "pmpp-grader: ..." on stdout says why, for a person, and --facts FILE for
+// grade). Any failed check gives pmpp_test::kFailedExitStatus, never a status CTest could read as
+// "skipped" (see exit_status.hpp).
 #include <sys/prctl.h>
 
 #include <catch2/catch_session.hpp>
@@ -43,10 +44,12 @@ int main(int argc, char* argv[]) {
   Catch::Session session;
   pmpp_grader::Settings& settings = pmpp_grader::settings();
   using Catch::Clara::Opt;
+  std::string facts;
   session.cli(session.cli() |
               Opt(settings.worker, "path")["--worker"]("the worker that runs the code under test") |
               Opt(settings.reference_worker, "path")["--reference-worker"](
-                  "the worker that runs the solution, timed against the code under test in speed cases"));
+                  "the worker that runs the solution, timed against the code under test in speed cases") |
+              Opt(facts, "path")["--facts"]("where to write what this process observed of the case (workers.hpp)"));
   if (const int status = session.applyCommandLine(argc, argv)) return status;
   settings.read_environment();
 
@@ -56,6 +59,7 @@ int main(int argc, char* argv[]) {
   });
   const int status = session.run();
   warm_up.join();
+  if (!facts.empty()) pmpp_grader::write_facts(facts);
   if (!pmpp_grader::misbehaviour().empty()) {
     std::cout << "pmpp-grader: " << pmpp_grader::misbehaviour() << std::endl;
     return pmpp_grader::kMisbehavedExitStatus;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -20,6 +21,7 @@
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "remote_call.hpp"
+#include "shareable_memory.hpp"
 #include "worker_process.hpp"
 
 extern char** environ;
@@ -35,6 +37,7 @@ bool code_under_test_retired = false;
 Side current_side = Side::code_under_test;
 double seconds_in_calls = 0;
 std::string misbehaved;
+bool code_under_test_ran_short = false;  // it reported cudaErrorMemoryAllocation
 
 void note_misbehaviour(const std::string& reason) {
   if (misbehaved.empty()) misbehaved = reason;
@@ -143,6 +146,7 @@ Settings& settings() {
 void Settings::read_environment() {
   if (const char* text = std::getenv("PMPP_SANDBOX")) sandbox = split_lines(text);
   if (const char* text = std::getenv("PMPP_CLEANUP")) clean_up = split_lines(text);
+  if (const char* text = std::getenv("PMPP_CASE_ALONE")) alone = std::string(text) == "1";
   if (const char* text = std::getenv("PMPP_WORKER_TIMEOUT")) {
     const double seconds = std::atof(text);
     if (seconds > 0) timeout_s = seconds;
@@ -191,6 +195,29 @@ void reset_call_seconds() { seconds_in_calls = 0; }
 
 const std::string& misbehaviour() { return misbehaved; }
 
+bool code_under_test_holds_gpu_memory(std::size_t bytes) {
+  if (!settings().alone || !code_under_test || !gpu_present()) return false;
+  retire_code_under_test();
+  // Its memory is freed as its process ends, which the clean-up waited for; give the driver a moment.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && free_bytes >= bytes) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+void write_facts(const std::string& path) {
+  std::ofstream out(path);
+  const auto line = [&](const char* name, std::string text) {
+    std::replace_if(text.begin(), text.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+    out << name << '\t' << text << '\n';
+  };
+  if (!misbehaved.empty()) line("misbehaved", misbehaved);
+  if (allocation_ran_short()) line("short_of_gpu_memory", "an allocation of the test failed");
+  else if (code_under_test_ran_short) line("short_of_gpu_memory", "the code under test reported running out");
+}
+
 void perform(const char* function, const Request& request) {
   // The test's own device work (a poisoning memset, say) must be complete before the worker looks.
   if (gpu_present()) CUDA_CHECK(cudaDeviceSynchronize());
@@ -202,6 +229,9 @@ void perform(const char* function, const Request& request) {
   }
   const Outcome outcome = worker->call(request);
   seconds_in_calls += outcome.seconds;
+  if (current_side == Side::code_under_test && outcome.cuda_code == cudaErrorMemoryAllocation &&
+      (outcome.kind == Outcome::Kind::cuda_error || outcome.kind == Outcome::Kind::threw))
+    code_under_test_ran_short = true;
   switch (outcome.kind) {
     case Outcome::Kind::returned:
       return;

@@ -7,6 +7,7 @@
 /// process outlives the case. Speed cases also start the solution's worker, the *reference*.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct Settings {
   std::vector<std::string> sandbox;   ///< PMPP_SANDBOX: how to start the code under test (a prefix)
   std::vector<std::string> clean_up;  ///< PMPP_CLEANUP: ends every process the code under test left
   double timeout_s = 60;              ///< PMPP_WORKER_TIMEOUT: for its start and for each call
+  bool alone = false;                 ///< PMPP_CASE_ALONE=1: no other case runs on this GPU
 
   /// Read the PMPP_* variables (commands: one argument per line).
   void read_environment();
@@ -64,5 +66,21 @@ void reset_call_seconds();
 
 /// Why the code under test failed this case whatever its checks say; empty when it behaved.
 const std::string& misbehaviour();
+
+/// Whether the code under test holds GPU memory the case needs: with too little free, a test calls
+/// this before it skips. Where the case runs alone on its GPU, it ends the code under test (and all
+/// it left) for the rest of the case, and says whether @p bytes are free without it; beside other
+/// cases it says false (their use of the GPU comes and goes, and the case, skipped, runs again
+/// alone). A worker that took the memory from its static constructors on would otherwise turn a case
+/// it fails into one that is not gradable.
+bool code_under_test_holds_gpu_memory(std::size_t bytes);
+
+/// Write what this process observed of the case, for grade, to @p path (one fact a line, a name and
+/// its text separated by a tab): "misbehaved" (see misbehaviour()) and "short_of_gpu_memory" (one of
+/// the test's allocations failed for want of GPU memory, or the code under test reported running out:
+/// either way the case may have met another case's use of the GPU). Nothing in it is the worker's
+/// text. grade reads verdicts from these facts, the XML report and the exit status, never from what
+/// the test process printed.
+void write_facts(const std::string& path);
 
 }  // namespace pmpp_grader
