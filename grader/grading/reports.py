@@ -23,7 +23,7 @@ def fmt(points: float) -> str:
 def write_file(path: Path, text: str):
     fd, temporary = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:  # whatever the locale says
             f.write(text)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
@@ -117,12 +117,15 @@ def write_junit(path: Path, units, seconds):
 
 
 def write_csv(path: Path, exercises, rows):
-    """One row per student: points per exercise (visible and hidden together), then the total. A name
-    that a spreadsheet would read as a formula is quoted as text."""
+    """One row per student of @rows (display name, points by exercise id, where its results.json is,
+    relative to the CSV): the name, the points per exercise (visible and hidden together), the total,
+    and that path. A name that a spreadsheet would read as a formula is quoted as text; a path starts
+    with a safe name (names.py), never with one of = + - @."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student"] + [e["id"] for e in exercises] + ["total"])
-    for name, points in rows:
+    writer.writerow(["student"] + [e["id"] for e in exercises] + ["total", "results"])
+    for name, points, results in rows:
         cell = "'" + name if re.match(r"[=+\-@]", name) else name
-        writer.writerow([cell] + [fmt(points.get(e["id"], 0)) for e in exercises] + [fmt(sum(points.values()))])
+        total = fmt(sum(points.values()))
+        writer.writerow([cell] + [fmt(points.get(e["id"], 0)) for e in exercises] + [total, results])
     write_file(path, out.getvalue())

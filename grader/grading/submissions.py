@@ -3,11 +3,12 @@ followed (a link to the hidden tests must not become the source that is compiled
 than a source file can reasonably be are refused."""
 
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
+from .names import display_name
 
 MAX_SOURCE_BYTES = 1 << 20
 
@@ -18,19 +19,13 @@ class Source:
     problem: str = ""  # why there is none: not submitted, a symbolic link, too large
 
 
-def safe_name(name: str) -> str:
-    """A student's folder name as a file name and a CSV cell: letters, digits, '.', '_' and '-'."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
-    return cleaned or "student"
-
-
 def class_members(folder: Path) -> List[Tuple[str, Path]]:
-    """(name, folder) of every student: the sub-folders of @folder (not hidden ones, not links)."""
+    """(display name, folder) of every student: the sub-folders of @folder (not hidden ones, not links)."""
     members = []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
-        members.append((entry.name, Path(entry.path)))
+        members.append((display_name(entry.name), Path(entry.path)))
     return members
 
 
@@ -53,16 +48,17 @@ def _first_found(folder: Path, file_name: str) -> Optional[Path]:
 
 def _check(folder: Path, path: Path) -> Source:
     relative = path.relative_to(folder)
-    for part in [folder / Path(*relative.parts[:i]) for i in range(1, len(relative.parts))]:
-        if part.is_symlink():
-            return Source(None, f"{part.relative_to(folder)} is a symbolic link: submit the files themselves")
+    for part in [Path(*relative.parts[:i]) for i in range(1, len(relative.parts))]:
+        if (folder / part).is_symlink():
+            return Source(None, f"{display_name(str(part))} is a symbolic link: submit the files themselves")
     info = os.lstat(path)
+    shown = display_name(str(relative))  # the student named the folders on the way
     if stat.S_ISLNK(info.st_mode):
-        return Source(None, f"{relative} is a symbolic link: submit the file itself")
+        return Source(None, f"{shown} is a symbolic link: submit the file itself")
     if not stat.S_ISREG(info.st_mode):
-        return Source(None, f"{relative} is not a regular file")
+        return Source(None, f"{shown} is not a regular file")
     if info.st_size > MAX_SOURCE_BYTES:
-        return Source(None, f"{relative} is larger than {MAX_SOURCE_BYTES} bytes")
+        return Source(None, f"{shown} is larger than {MAX_SOURCE_BYTES} bytes")
     return Source(path)
 
 
@@ -81,7 +77,7 @@ def find_sources(folder: Path, exercises) -> Dict[str, Source]:
             found = _first_found(folder, file_name)
         if found is None:
             where = base / e["chapter"] if base is not None else folder
-            sources[e["name"]] = Source(None, f"not submitted: no {file_name} in {where}")
+            sources[e["name"]] = Source(None, f"not submitted: no {file_name} in {display_name(str(where))}")
         else:
             sources[e["name"]] = _check(folder, found)
     return sources

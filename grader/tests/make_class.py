@@ -5,7 +5,7 @@ grades against it.
 
   make_class.py make FOLDER [--hidden-tests DIR]
       writes FOLDER/class/<student>/ (one folder per student) and FOLDER/expected.csv (the format of
-      grade's grades.csv). The class mixes solved, starter, partial, broken and empty submissions and
+      grade's grades.csv, less its column results). The class mixes solved, starter, partial, broken and empty submissions and
       one submission per attack in attacks/ (its attacked exercise; every other exercise solved).
       Pass the same --hidden-tests to grade; without it, the expected scores leave hidden tests out.
   make_class.py check EXPECTED_CSV GRADES_CSV
@@ -113,7 +113,8 @@ def check(expected_csv: Path, grades_csv: Path) -> int:
             return {row["student"]: row for row in csv.DictReader(f)}
 
     expected, got = read(expected_csv), read(grades_csv)
-    graded = [c for c in next(iter(got.values()), {}) if c not in ("student", "total")]
+    # The exercise columns of grades.csv: not the name, the total, or where the results.json is.
+    graded = [c for c in next(iter(got.values()), {}) if c not in ("student", "total", "results")]
     wrong = []
     for student, row in expected.items():
         if student not in got:

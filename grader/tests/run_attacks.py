@@ -137,7 +137,7 @@ def main():
         rows = {row["student"]: row for row in csv.DictReader(f)}
     results = {}
     for student in rows:
-        results[student] = json.loads((out / student / "results.json").read_text())
+        results[student] = json.loads((out / rows[student]["results"]).read_text())
 
     def points(student, name):
         return float(rows[student][recipes.exercise_named(name).id])
