@@ -77,6 +77,38 @@ def digest(folder: Path):
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def reported_counts(results, gpu: bool):
+    """The checks on what the attacks that look around print of what they reached (on a GPU, the ones
+    that need one): every count within bounds, and each printed at least once (the attack ran)."""
+    failures = []
+
+    def numbers(student, pattern):
+        found = re.findall(pattern, json.dumps(results.get(student, {})))
+        return [tuple(int(n) for n in (m if isinstance(m, tuple) else (m,))) for m in found]
+
+    checks = [
+        ("attack-leave_state_behind", r"state left by earlier cases found: (\d+)", "found state an earlier case left",
+         lambda found: found == 0, True),
+        ("attack-fill_shared_memory", r"shared memory held: (\d+) MiB in /dev/shm, (\d+) MiB in System V",
+         "held more than 256 MiB of shared memory of a kind", lambda files, segments: max(files, segments) <= 256, True),
+        ("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes",
+         "opened another case's GPU memory", lambda opened, _: opened == 0, gpu),
+        ("attack-use_another_gpu", r"GPUs usable: (\d+); GPU device nodes opened: (\d+)",
+         "could use more than its own GPU", lambda usable, nodes: usable <= 1 and nodes <= 1, gpu),
+    ]
+    for student, pattern, wrong, holds, required in checks:
+        found = numbers(student, pattern)
+        print(f"{student}: {found[:8]}{' ...' if len(found) > 8 else ''}")
+        if required and not found:
+            failures.append(f"{student} printed no count: it did not run")
+        if any(not holds(*n) for n in found):
+            failures.append(f"{student} {wrong}")
+    targets = [t for _, t in numbers("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes")]
+    if gpu and not any(targets):
+        failures.append("attack-forge_ipc_handles saw no other case's process to forge handles for")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description="the grader's attack suite")
     parser.add_argument("--build-dir", type=Path, required=True)
@@ -162,6 +194,12 @@ def main():
                     why = t["output"].strip().splitlines()[0][:160] if t["output"].strip() else "(no output)"
                     print(f"    {t['name']}: {t['score']:g} of {t['max_score']:g} points after "
                           f"{t['extra_data'].get('seconds', 0):g} s ({t['status']}): {why}")
+        # No attack makes a case "not gradable" that the honest solution is graded on.
+        graded = {t["name"] for t in results[f"control-solution-{a.exercise}"]["tests"]
+                  if t["extra_data"]["outcome"] != "not gradable"}
+        for t in results[student]["tests"]:
+            if t["name"] in graded and t["extra_data"]["outcome"] == "not gradable":
+                failures.append(f"{student} made '{t['name']}' not gradable, where the solution is graded")
     for name in attacked:
         if points(f"control-starter-{name}", name) != 0:
             failures.append(f"the starter code of {name} earned points")
@@ -201,6 +239,8 @@ def main():
         failures.append("attack-reach_other_jobs printed no count: it did not run")
     if any(int(r) for r, _ in reaches):
         failures.append("attack-reach_other_jobs reached the processes or files of other jobs")
+
+    failures += reported_counts(results, gpu=not re.search(r"^Graded .* on no GPU;", result.stdout, re.M))
 
     users, alive, _ = processes_of_grading_users()
     if alive:
