@@ -39,6 +39,7 @@ class Case:
     gpu_memory_gib: Optional[float] = None  # [gpu_memory=NGiB]
     ran_alone: bool = False  # nothing else ran on its GPU meanwhile
     short_of_memory: bool = False  # its run found too little GPU memory
+    student: str = ""  # whose case it is: a GPU runs the cases of one student at a time (schedule.py)
 
 
 @dataclass

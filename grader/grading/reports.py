@@ -129,3 +129,15 @@ def write_csv(path: Path, exercises, rows):
         total = fmt(sum(points.values()))
         writer.writerow([cell] + [fmt(points.get(e["id"], 0)) for e in exercises] + [total, results])
     write_file(path, out.getvalue())
+
+
+def write_case_runs(path: Path, runs):
+    """Every run of a case, in the order they ended: student, exercise, case, GPU (its place in the
+    list of GPUs grade used; empty without a GPU), start and end in seconds since the cases began, and
+    the verdict of that run. For an instructor who wants to see how grading went, and for the tests of
+    the grader (a GPU never ran two students' cases at once)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "exercise", "case", "gpu", "started", "ended", "verdict"])
+    writer.writerows(runs)
+    write_file(path, out.getvalue())

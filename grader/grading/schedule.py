@@ -1,20 +1,24 @@
 """Which test case runs when, and on which GPU.
 
-Several runners share a GPU, each running one case at a time, and every running case claims GPU
-memory: what its [gpu_memory=NGiB] tag declares, else ORDINARY_CASE_GIB (two CUDA contexts, the test's
+Several runners share a GPU, each running one case at a time, but only ever cases of one student: a
+CUDA process can open some device memory of any other CUDA process on its GPU (the driver's own
+buffers of its context, with a forged legacy IPC handle; shown on an H200), so a student's code never
+runs on a GPU beside another student's case. When a student's last case on a GPU has started, that
+GPU's other runners wait until it is idle, and then take the next student. Every running case claims
+GPU memory: what its [gpu_memory=NGiB] tag declares, else ORDINARY_CASE_GIB (two CUDA contexts, the test's
 and the worker's, and small buffers). A case starts only where its claim fits beside the claims of the
 cases already running on that GPU, so the cases that need most of a GPU's memory never meet more of
 each other than fit.
 
 Some cases run *alone*: nothing else runs on their GPU meanwhile, and they wait until every case that
 shares has run. A case that ran beside others and found too little GPU memory (skipped for want of it,
-or out of memory: another student's worker may have held it) runs once more, alone, and that verdict
-is the one reported: no case is lost to another student's. A speed case ([speed]) times the student's
+or out of memory: another case's worker may have held it) runs once more, alone, and that verdict is
+the one reported: no case is lost to another's. A speed case ([speed]) times the student's
 code against the solution's, which only means something on a GPU that does nothing else, and counts
 only for an exercise whose other cases all passed: so speed cases start last, once every other case,
 second runs included, has its final verdict on every GPU.
 
-Without a GPU nothing is timed and no GPU memory is used: every case shares.
+Without a GPU nothing is timed and no GPU memory is used: every case shares, whoever's it is.
 """
 
 import threading
@@ -39,6 +43,8 @@ class Schedule:
         self._speed = [c for c in cases if gpus and c.speed]
         self._claimed = [0.0] * len(budgets_gib)
         self._running = [0] * len(budgets_gib)
+        self._gpus = gpus
+        self._student: List[Optional[str]] = [None] * len(budgets_gib)  # whose cases run on each GPU
         self._shared_running = 0  # anywhere: each may yet have to run again, alone
         self._again_running = 0
         self._stopped = False
@@ -54,14 +60,19 @@ class Schedule:
         budget = self._budgets[gpu]
         return budget is None or self._claimed[gpu] + self._claim(case, gpu) <= budget
 
+    def _may_join(self, case: Case, gpu: int) -> bool:
+        """Whether @case may run on @gpu beside what runs there: only a case of the same student."""
+        return not self._gpus or self._running[gpu] == 0 or self._student[gpu] == case.student
+
     def next_case(self, gpu: int) -> Optional[Case]:
         """The next case for a runner of @gpu (blocks until there is one); None when all have run."""
         with self._ready:
             while not self._stopped:
                 for i, case in enumerate(self._shared):
-                    if self._fits(case, gpu):
+                    if self._fits(case, gpu) and self._may_join(case, gpu):
                         del self._shared[i]
                         case.ran_alone = False
+                        self._student[gpu] = case.student
                         self._claimed[gpu] += self._claim(case, gpu)
                         self._running[gpu] += 1
                         self._shared_running += 1

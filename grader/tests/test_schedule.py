@@ -2,9 +2,10 @@
 """The schedule of scripts/grade (grader/grading/schedule.py), run by threads as grade runs it, on
 simulated GPUs and cases (no GPU needed): every case runs once, and once more alone exactly when it
 found too little GPU memory beside others; the claims of the cases running on a GPU never exceed its
-memory; a speed case or a second run has its GPU to itself, after every case that shares; without
-a GPU, or with one runner per GPU, no case runs twice; and a schedule that is stopped lets every
-runner go.
+memory; a GPU runs the cases of one student at a time; a speed case or a second run has its GPU to
+itself, after every case that shares; a speed case starts once every other case has its final verdict;
+without a GPU, or with one runner per GPU, no case runs twice; and a schedule that is stopped lets
+every runner go.
 
 usage: test_schedule.py   (exit status 0 when every check holds)
 """
@@ -27,7 +28,7 @@ def make_cases(count, seed):
     rng = random.Random(seed)
     cases = []
     for n in range(count):
-        c = Case("ex00.0 x", "ex00.0", "ch00", "visible", f"case {n}", 1)
+        c = Case("ex00.0 x", "ex00.0", "ch00", "visible", f"case {n}", 1, student=f"student {rng.randrange(12)}")
         kind = rng.random()
         if kind < 0.1:
             c.speed = True
@@ -41,8 +42,9 @@ def make_cases(count, seed):
 class Recorder:
     """What ran where, checked as it happens."""
 
-    def __init__(self, budgets):
+    def __init__(self, budgets, gpus):
         self.lock = threading.Lock()
+        self.gpus = gpus
         self.budgets = budgets
         self.running = [[] for _ in budgets]  # (case, alone) per GPU
         self.runs = {}  # id(case) -> [alone?, ...]
@@ -58,6 +60,8 @@ class Recorder:
                 self.errors.append(f"{case.name} ran alone beside {len(here)} other cases")
             if any(a for _, a in here):
                 self.errors.append(f"{case.name} started beside a case that runs alone")
+            if self.gpus and any(c.student != case.student for c, _ in here):
+                self.errors.append(f"{case.name} of {case.student} started beside another student's case")
             if alone and self.unstarted[0] > 0:
                 self.errors.append(f"{case.name} ran alone before every case that shares had started")
             if case.speed_alone and self.unsettled[0] > 0:
@@ -81,7 +85,7 @@ class Recorder:
 def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
     cases = make_cases(count, seed)
     schedule = Schedule(cases, budgets, runners_per_gpu, gpus)
-    recorder = Recorder(budgets)
+    recorder = Recorder(budgets, gpus)
     for c in cases:
         c.speed_alone = gpus and c.speed
     recorder.unstarted = [sum(1 for c in cases if not c.speed_alone)]

@@ -1,10 +1,11 @@
-// attack: before main(), for two seconds, try to open the GPU memory of the cases graded beside it
-//         (other students' test processes and workers) with forged CUDA IPC handles: it exports a
-//         buffer of its own to learn the handle's layout, then, for every such process it sees in
-//         /proc, writes that process's pid into the handle and tries the client and memory numbers
-//         around its own. A legacy handle is not tied to its receiver, so this opens whatever such a
-//         process exported; the tests export nothing that way (their memory reaches their own worker
-//         as a file descriptor), so it opens nothing. It prints how many buffers it opened.
+// attack: before main(), for up to two seconds, open the GPU memory of every case it sees in /proc (test
+//         processes and workers) with forged CUDA IPC handles: it exports a buffer of its own to learn
+//         the handle's layout, then writes each such process's pid into it and tries the client and
+//         memory numbers around its own. A legacy handle is not tied to its receiver: this opens the
+//         driver's own buffers of any CUDA process on the same GPU, and whatever it exported. The
+//         tests export nothing (their memory reaches their own worker as a file descriptor), and a GPU
+//         runs one student's cases at a time, so all it can open is its own cases' (it only reads).
+//         It prints how many buffers it opened, in how many processes.
 // exercise: max_reduction
 // base: solution
 // earns: as the solution
@@ -50,7 +51,6 @@ struct ForgeIpcHandles {
           ++tries;
           if (cudaIpcOpenMemHandle(&theirs, handle, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess) {
             ++opened;
-            cudaMemset(theirs, 0xFF, 256);  // NaN over the start of someone else's buffer
             cudaIpcCloseMemHandle(theirs);
           } else {
             cudaGetLastError();
