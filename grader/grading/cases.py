@@ -150,11 +150,15 @@ def _verdict(case: Case, returncode: Optional[int], xml: bytes, output: str, tim
 
 
 def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner):
-    """Run one case of the trusted executable @tests against @worker; fill in its verdict."""
+    """Run one case of the trusted executable @tests against @worker; fill in its verdict. The test
+    process asks to be killed when its parent goes (PR_SET_PDEATHSIG), which the kernel reads as the
+    *thread* that started it: this one, which waits for it, so it fires only when grade dies."""
     verdict_read, verdict_write = os.pipe()
     cmd = [tests, test_spec(case.name), "--reporter", f"xml::out=/dev/fd/{verdict_write}", "--reporter", "console",
            "--colour-mode", "none", "--worker", str(worker), "--reference-worker", reference]
-    env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}")
+    # PMPP_GRADE_PID: the test process dies with grade, and exits at once if grade is gone already.
+    env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}",
+               PMPP_GRADE_PID=str(os.getpid()))
     if runner.clean_up_command:
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:
