@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from .processes import GradingBroke, clip, read_capped, run
+from .processes import GradingBroke, clip, finished, read_capped, run, start
 
 POINTS_TAG = re.compile(r"\[points=(\d+(?:\.\d+)?)\]")
 SPEED_TAG = "[speed]"  # the case times code: it runs alone on its GPU (schedule.py)
@@ -163,10 +163,15 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:
         env["CUDA_VISIBLE_DEVICES"] = runner.visible_devices
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=(verdict_write,), start_new_session=True)
-    os.close(verdict_write)
+    began = time.monotonic()
+    try:
+        proc = start(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT, pass_fds=(verdict_write,))
+    except BaseException:
+        os.close(verdict_read)
+        raise
+    finally:
+        os.close(verdict_write)
     output, xml = [], []
     readers = [threading.Thread(target=read_capped, args=(proc.stdout, 1 << 20, output), daemon=True),
                threading.Thread(target=read_capped, args=(os.fdopen(verdict_read, "rb"), 16 << 20, xml), daemon=True)]
@@ -179,9 +184,11 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         returncode = None
+    finally:
+        finished(proc)
     for r in readers:
         r.join(timeout=5)
-    case.seconds = time.monotonic() - start
+    case.seconds = time.monotonic() - began
     text = output[0].decode("utf-8", "replace") if output else ""
     case.output = clip(tidy(text))
     _verdict(case, returncode, xml[0] if xml else b"", text, limit)

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from . import interrupt
 from .processes import GradingBroke, run
 
 GiB = 1 << 30
@@ -86,6 +87,7 @@ class Isolation:
         self.users = [_ensure_user(f"{USER_PREFIX}{n}") for n in range(slots)] if self.as_root else []
         if self.as_root:
             become_subreaper()
+            interrupt.on_interrupt(self.clean_up_all)
         self.hide = self._outermost(hide)
         self.private_mounts = ""
         if self.as_root:
