@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
-from .processes import GradingBroke, clip, read_capped, run
+from .processes import GradingBroke, clip, finished, read_capped, run, start
 
 POINTS_TAG = re.compile(r"\[points=(\d+(?:\.\d+)?)\]")
 SPEED_TAG = "[speed]"  # the case times code: it runs alone on its GPU (schedule.py)
@@ -156,25 +156,34 @@ def _verdict(case: Case, returncode: Optional[int], xml: bytes, facts: dict, tim
 
 def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner, alone: bool):
     """Run one case of the trusted executable @tests against @worker; fill in its verdict. @alone: no
-    other case runs on its GPU meanwhile."""
+    other case runs on its GPU meanwhile. The test process asks to be killed when its parent goes
+    (PR_SET_PDEATHSIG), which the kernel reads as the *thread* that started it: this one, which waits
+    for it, so it fires only when grade dies."""
     pipes = {name: os.pipe() for name in ("verdict", "facts")}
     cmd = [tests, test_spec(case.name), "--reporter", f"xml::out=/dev/fd/{pipes['verdict'][1]}", "--reporter",
            "console", "--colour-mode", "none", "--worker", str(worker), "--reference-worker", reference,
            "--facts", f"/dev/fd/{pipes['facts'][1]}"]
+    # PMPP_GRADE_PID: the test process dies with grade, and exits at once if grade is gone already.
     env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}",
-               PMPP_CASE_ALONE="1" if alone else "0")
+               PMPP_CASE_ALONE="1" if alone else "0", PMPP_GRADE_PID=str(os.getpid()))
     if runner.clean_up_command:
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:
         env["CUDA_VISIBLE_DEVICES"] = runner.visible_devices
-    start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=tuple(w for _, w in pipes.values()),
-                            start_new_session=True)
+    began = time.monotonic()
+    try:
+        proc = start(cmd, cwd=runner.workdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT, pass_fds=tuple(w for _, w in pipes.values()))
+    except BaseException:
+        for read, _ in pipes.values():
+            os.close(read)
+        raise
+    finally:
+        for _, write in pipes.values():
+            os.close(write)
     output, xml, facts = [], [], []
     readers = [threading.Thread(target=read_capped, args=(proc.stdout, 1 << 20, output), daemon=True)]
-    for (read, write), into, limit in ((pipes["verdict"], xml, 16 << 20), (pipes["facts"], facts, 1 << 16)):
-        os.close(write)
+    for (read, _), into, limit in ((pipes["verdict"], xml, 16 << 20), (pipes["facts"], facts, 1 << 16)):
         readers.append(threading.Thread(target=read_capped, args=(os.fdopen(read, "rb"), limit, into), daemon=True))
     for r in readers:
         r.start()
@@ -185,9 +194,11 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         returncode = None
+    finally:
+        finished(proc)
     for r in readers:
         r.join(timeout=5)
-    case.seconds = time.monotonic() - start
+    case.seconds = time.monotonic() - began
     case.output = clip(tidy(output[0].decode("utf-8", "replace") if output else ""))
     seen = read_facts(facts[0].decode("utf-8", "replace") if facts else "")
     _verdict(case, returncode, xml[0] if xml else b"", seen, limit)

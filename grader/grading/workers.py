@@ -75,8 +75,8 @@ class WorkerCompiler:
                 "-I", "kit/include", "-o", "worker", name]
         cmd += sorted(f"kit/objects/{o}" for o in os.listdir(staging / "kit" / "objects"))
         cmd += sorted(f"kit/lib/{lib}" for lib in os.listdir(staging / "kit" / "lib"))
-        result = run(cmd, timeout=COMPILE_TIMEOUT, cwd=staging)
-        self.isolation.clean_up(slot)
+        with self.isolation.job(slot, compiling=True):
+            result = run(cmd, timeout=COMPILE_TIMEOUT, cwd=staging)
         log = result.output
         if result.returncode is None:
             log += f"\n(stopped: compiling took more than {COMPILE_TIMEOUT} s)"

@@ -10,8 +10,8 @@ solution and an honest starter of each attacked exercise, and check that
 - every report is complete (every case of every graded exercise, with every field), its outputs cut
   to size, and still what grade wrote once the attacks' daemons had time to overwrite it;
 - no process of the grading users survives, none is left a zombie (a zombie holds its user's process
-  limit, and the PID 1 of many containers never reaps), no file of theirs is left in /dev/shm, and no text of
-  the hidden tests appears in any report.
+  limit, and the PID 1 of many containers never reaps), no cgroup of the grader's slots is left, no file
+  of theirs is left in /dev/shm, and no text of the hidden tests appears in any report.
 
 grade runs under umask 077, as on machines that default to it: nothing it hands to the code under test
 may depend on a permissive umask.
@@ -26,7 +26,6 @@ import csv
 import hashlib
 import json
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -37,8 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import recipes  # noqa: E402
+from grading_runs import SKIPPED, grader_cgroups, processes_of_grading_users  # noqa: E402
 
-SKIPPED = 77
 OUTPUT_LIMIT = 8000  # what grade keeps of a case's output is about 6000 characters, plus its reason
 REQUIRED_FIELDS = {"name", "score", "max_score", "status", "output", "visibility"}
 
@@ -52,24 +51,6 @@ def hidden_markers(hidden: Path):
         markers += [line.strip() for line in path.read_text().splitlines()
                     if ";" in line and len(line.strip()) >= 25 and not shown.search(line)]
     return markers
-
-
-def processes_of_grading_users():
-    """(their uids, those alive, the zombies among them)."""
-    users = {p.pw_uid for p in pwd.getpwall() if p.pw_name.startswith("pmpp-grader-")}
-    alive, zombies = [], []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        uid = int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))
-        if uid in users:
-            name = f"{entry.name} ({(entry / 'comm').read_text().strip()})"
-            (zombies if re.search(r"^State:\s+Z", status, re.M) else alive).append(name)
-    return users, alive, zombies
 
 
 def digest(folder: Path):
@@ -264,6 +245,8 @@ def main():
     users, alive, _ = processes_of_grading_users()
     if alive:
         failures.append(f"processes of the grading users survived: {', '.join(alive)}")
+    if grader_cgroups():
+        failures.append(f"cgroups of the grader were left: {', '.join(grader_cgroups())}")
     left_unreaped = sorted(zombies_after - zombies_before)
     if left_unreaped:
         failures.append(f"{len(left_unreaped)} processes of the grading users were left unreaped (zombies), e.g. "
