@@ -110,7 +110,7 @@ def check_real_cgroups(sandbox: str, failures):
         number = isolation.slots.numbers[0]
         shm = Path("/dev/shm/pmpp-cgroup-check")
         with isolation.job(0):
-            filled = run(isolation.worker_command(0) + ["/bin/sh", "-c", f"head -c {256 << 20} /dev/zero > {shm}"],
+            filled = run(isolation.worker_command(0, None) + ["/bin/sh", "-c", f"head -c {256 << 20} /dev/zero > {shm}"],
                          timeout=60)
             size = shm.stat().st_size if shm.exists() else 0
         print(f"writing 256 MiB to /dev/shm under a 64 MiB limit: exit status {filled.returncode}, "
@@ -121,7 +121,7 @@ def check_real_cgroups(sandbox: str, failures):
             failures.append(f"{shm} was left after the job")
 
         with isolation.job(0):
-            run(isolation.worker_command(0) + ["/bin/sh", "-c", "setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &"],
+            run(isolation.worker_command(0, None) + ["/bin/sh", "-c", "setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &"],
                 timeout=60)
             daemons = [p for p in processes_of_grading_users()[1] if p.endswith("(sleep)")]
             isolation.cgroups.remove(number)  # the cgroup's kill alone, before the one by user
