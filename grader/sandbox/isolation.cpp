@@ -92,7 +92,8 @@ void make_read_only() {
     if (path == "/proc" || path.rfind("/proc/", 0) == 0) continue;
     struct statvfs info {};
     if (statvfs(path.c_str(), &info) != 0) continue;  // gone from view (under a later mount)
-    const unsigned long kept = info.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_NOATIME | ST_NODIRATIME | ST_RELATIME);
+    const unsigned long kept =
+        info.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_NOATIME | ST_NODIRATIME | ST_RELATIME);
     check(mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, nullptr) == 0,
           "cannot make " + path + " read-only");
   }

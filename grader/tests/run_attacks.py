@@ -86,7 +86,8 @@ def reported_counts(results, gpu: bool):
         ("attack-leave_state_behind", r"state left by earlier cases found: (\d+)", "found state an earlier case left",
          lambda found: found == 0, True),
         ("attack-fill_shared_memory", r"shared memory held: (\d+) MiB in /dev/shm, (\d+) MiB in System V",
-         "held more than 256 MiB of shared memory of a kind", lambda files, segments: max(files, segments) <= 256, True),
+         "held more than 256 MiB of shared memory of a kind",
+         lambda files, segments: max(files, segments) <= 256, True),
         ("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes",
          "", lambda opened, processes: True, gpu),  # what it can reach are its own cases: see gpu_overlaps()
         ("attack-use_another_gpu", r"GPUs usable: (\d+); GPU device nodes opened: (\d+)",
@@ -99,7 +100,8 @@ def reported_counts(results, gpu: bool):
             failures.append(f"{student} printed no count: it did not run")
         if any(not holds(*n) for n in found):
             failures.append(f"{student} {wrong}")
-    targets = [t for _, t in numbers("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes")]
+    forged = numbers("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes")
+    targets = [processes for _, processes in forged]
     if gpu and not any(targets):
         failures.append("attack-forge_ipc_handles saw no other case's process to forge handles for")
     return failures

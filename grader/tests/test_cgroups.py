@@ -121,8 +121,8 @@ def check_real_cgroups(sandbox: str, failures):
             failures.append(f"{shm} was left after the job")
 
         with isolation.job(0):
-            run(isolation.worker_command(0, None) + ["/bin/sh", "-c", "setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &"],
-                timeout=60)
+            daemon = "setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &"
+            run(isolation.worker_command(0, None) + ["/bin/sh", "-c", daemon], timeout=60)
             daemons = [p for p in processes_of_grading_users()[1] if p.endswith("(sleep)")]
             isolation.cgroups.remove(number)  # the cgroup's kill alone, before the one by user
             survivors = [p for p in processes_of_grading_users()[1] if p in daemons]
