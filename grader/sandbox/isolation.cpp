@@ -1,5 +1,5 @@
-// What --isolate does (see sandbox.hpp), as root, before the change of user. In new mount and IPC
-// namespaces, which die with the case's last process:
+// What --isolate does (see sandbox.hpp), as root, before the change of user. In new mount, IPC and
+// network namespaces, which die with the case's last process:
 // - the whole file system but /proc is read-only, so nothing the code writes outside its scratch space
 //   can outlive the case or reach the next one (world-writable folders such as /run/lock included);
 // - its scratch space is fresh and size-limited: /tmp, /var/tmp and /dev/shm are new tmpfs mounts,
@@ -7,7 +7,9 @@
 // - chosen paths (the tests, the build, other submissions, the reports) show up empty;
 // - /dev holds only the devices code needs and, of the GPUs, only the one it was given, and the
 //   driver's list of GPUs (/proc/driver/nvidia/gpus) shows only that one: CUDA_VISIBLE_DEVICES is a
-//   request the code could change, a device node it cannot open is not.
+//   request the code could change, a device node it cannot open is not;
+// - there is no network, not even loopback or an abstract Unix socket shared with another case: the
+//   inputs of hidden tests cannot leave, and cases graded at once cannot talk.
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -192,7 +194,8 @@ void mask_gpu_list(const std::string& gpu) {
 }  // namespace
 
 void isolate(const Isolation& isolation) {
-  check(unshare(CLONE_NEWNS | CLONE_NEWIPC) == 0, "cannot make private mount and IPC namespaces");
+  check(unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET) == 0,
+        "cannot make private mount, IPC and network namespaces");
   cap_ipc();  // while /proc is still writable
   check(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0, "cannot make the mounts private");
   // Opened in the new namespace (a mount of another one cannot be bound here), before anything is

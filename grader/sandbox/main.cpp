@@ -9,8 +9,9 @@
 // PROGRAM may lie under a hidden path; a script (say a wrapper that execs the real nvcc) may not.
 //
 //   --user UID:GID     run as this user and group, with no supplementary groups (needs root)
-//   --isolate          (with --user) private mount and IPC namespaces: a read-only file system but for
-//                      fresh, size-limited /tmp, /var/tmp and /dev/shm; a /dev without GPUs (but --gpu's)
+//   --isolate          (with --user) private mount, IPC and network namespaces (no network), and a
+//                      read-only file system but for fresh, size-limited /tmp, /var/tmp and /dev/shm;
+//                      a /dev without GPUs (but --gpu's)
 //   --hide PATH        (with --isolate) PATH (a folder) shows up empty and unreadable, or (a file) empty
 //   --gpu BUS_ID       (with --isolate) the GPU at this PCI address (as nvidia-smi's pci.bus_id) is the
 //                      only one it can open; without --gpu it can open none

@@ -27,7 +27,7 @@ struct Isolation {
   std::string gpu;                ///< PCI bus id of the one GPU it may open; empty: none
 };
 
-/// Enter private mount and IPC namespaces and set them up as @p isolation says. Runs as root, before
+/// Enter private mount, IPC and network namespaces and set them up as @p isolation says. Runs as root, before
 /// the change of user; leaves the working directory at /tmp/work.
 void isolate(const Isolation& isolation);
 

@@ -28,8 +28,10 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -56,6 +58,34 @@ def hidden_markers(hidden: Path):
 def digest(folder: Path):
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Listeners:
+    """What reach_the_network tries to reach: a TCP listener on loopback and an abstract Unix socket,
+    counting the connections they accept while the class is graded."""
+
+    def __init__(self):
+        self.heard = 0
+        self.sockets = []
+        for family, address in ((socket.AF_INET, ("127.0.0.1", 47001)), (socket.AF_UNIX, "\0pmpp-attack-listener")):
+            s = socket.socket(family, socket.SOCK_STREAM)
+            s.bind(address)
+            s.listen(16)
+            self.sockets.append(s)
+            threading.Thread(target=self._accept, args=(s,), daemon=True).start()
+
+    def _accept(self, s):
+        while True:
+            try:
+                connection, _ = s.accept()
+            except OSError:
+                return
+            self.heard += 1
+            connection.close()
+
+    def close(self):
+        for s in self.sockets:
+            s.close()
 
 
 def gpu_overlaps(case_runs: Path):
@@ -90,6 +120,8 @@ def reported_counts(results, gpu: bool):
          lambda files, segments: max(files, segments) <= 256, True),
         ("attack-forge_ipc_handles", r"opened (\d+) buffers of other cases \((\d+) processes",
          "", lambda opened, processes: True, gpu),  # what it can reach are its own cases: see gpu_overlaps()
+        ("attack-reach_the_network", r"network listeners reached: (\d+)", "reached the network",
+         lambda reached: reached == 0, True),
         ("attack-use_another_gpu", r"GPUs usable: (\d+); GPU device nodes opened: (\d+)",
          "could use more than its own GPU", lambda usable, nodes: usable <= 1 and nodes <= 1, gpu),
     ]
@@ -146,8 +178,10 @@ def main():
     started = time.monotonic()
     # Under the strictest usual umask: what grade hands to the code under test (the source, the objects
     # it links) must be readable by the sandbox's users whatever the umask of the machine that grades.
+    listeners = Listeners()
     result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                             umask=0o077)
+    listeners.close()
     # At once, before PID 1 (which may reap orphans only now and then) can hide what grade left.
     zombies_after = set(processes_of_grading_users()[2])
     print(result.stdout[-20000:])
@@ -240,6 +274,8 @@ def main():
 
     failures += reported_counts(results, gpu=not re.search(r"^Graded .* on no GPU;", result.stdout, re.M))
 
+    if listeners.heard:
+        failures.append(f"the attack suite's network listeners were reached {listeners.heard} times")
     overlaps = gpu_overlaps(build / "grade-logs" / "case-runs.csv")
     if overlaps:
         failures.append(f"{len(overlaps)} runs of two students' cases overlapped on a GPU, e.g. {overlaps[0]}")
