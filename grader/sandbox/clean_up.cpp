@@ -47,10 +47,21 @@ bool any_process_of(uid_t uid) {
   return found;
 }
 
-/// Remove everything inside the folder @p dir (an open descriptor, which this closes); false if some
-/// entry could not be removed. By descriptor, entry by entry: any name, at any depth, with no path
-/// to spell out (a path can be too long to name).
-bool empty_folder(int dir) {
+bool empty_folder(int dir);
+
+/// Remove the entry @p name of the folder @p dir (described by @p st): a folder with all it holds.
+bool remove_entry(int dir, const std::string& name, const struct stat& st) {
+  if (!S_ISDIR(st.st_mode)) return unlinkat(dir, name.c_str(), 0) == 0;
+  const int inner = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  const bool emptied = inner >= 0 && empty_folder(inner);
+  return unlinkat(dir, name.c_str(), AT_REMOVEDIR) == 0 && emptied;
+}
+
+/// Remove the entries of the folder @p dir (an open descriptor, which this closes) that @p take
+/// accepts; false if one could not be removed. By descriptor, entry by entry: any name, at any
+/// depth, with no path to spell out (a path can be too long to name).
+template <class Take>
+bool remove_entries(int dir, Take take) {
   DIR* d = fdopendir(dir);
   if (d == nullptr) {
     close(dir);
@@ -59,45 +70,24 @@ bool empty_folder(int dir) {
   bool removed = true;
   while (dirent* entry = readdir(d)) {
     const std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
     struct stat st {};
-    if (fstatat(dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
-    if (S_ISDIR(st.st_mode)) {
-      const int inner = openat(dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      removed = inner >= 0 && empty_folder(inner) && removed;
-      removed = unlinkat(dirfd(d), name.c_str(), AT_REMOVEDIR) == 0 && removed;
-    } else {
-      removed = unlinkat(dirfd(d), name.c_str(), 0) == 0 && removed;
-    }
+    if (name == "." || name == ".." || fstatat(dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (take(st)) removed = remove_entry(dirfd(d), name, st) && removed;
   }
   closedir(d);
   return removed;
 }
 
-/// Remove what @p uid owns directly in @p path (shared memory segments, message queues): folders with
-/// all they hold. False if something of it is left.
+bool empty_folder(int dir) {
+  return remove_entries(dir, [](const struct stat&) { return true; });
+}
+
+/// Remove what @p uid owns directly in @p path (shared memory segments, message queues), folders with
+/// all they hold; false if something of it is left.
 bool remove_entries_of(uid_t uid, const char* path) {
   const int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return true;  // no such folder here
-  DIR* d = fdopendir(dir);
-  if (d == nullptr) return false;
-  bool removed = true;
-  while (dirent* entry = readdir(d)) {
-    const std::string name = entry->d_name;
-    struct stat st {};
-    if (name == "." || name == ".." || fstatat(dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-        st.st_uid != uid)
-      continue;
-    if (S_ISDIR(st.st_mode)) {
-      const int inner = openat(dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      removed = inner >= 0 && empty_folder(inner) && removed;
-      removed = unlinkat(dirfd(d), name.c_str(), AT_REMOVEDIR) == 0 && removed;
-    } else {
-      removed = unlinkat(dirfd(d), name.c_str(), 0) == 0 && removed;
-    }
-  }
-  closedir(d);
-  return removed;
+  return remove_entries(dir, [uid](const struct stat& st) { return st.st_uid == uid; });
 }
 
 /// Remove the System V IPC objects of @p uid listed in /proc/sysvipc/@p kind (its id is the second
