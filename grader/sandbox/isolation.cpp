@@ -33,16 +33,6 @@ constexpr unsigned long long kTmpBytes = 1024 * kMiB;      // a compiler's tempo
 constexpr unsigned long long kVarTmpBytes = 64 * kMiB;
 constexpr unsigned long long kSharedMemoryBytes = 256 * kMiB;  // /dev/shm, and System V segments in all
 
-void write_text(const std::string& path, const std::string& text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  check(fd >= 0, "cannot open " + path);
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  const int error = errno;
-  close(fd);
-  errno = error;
-  check(written, "cannot write " + path);
-}
-
 /// The new IPC namespace starts with the kernel's defaults, which allow shared memory as large as
 /// the machine's: cap it (the limits are the namespace's own).
 void cap_ipc() {

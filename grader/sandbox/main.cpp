@@ -187,16 +187,7 @@ bool is_script(const std::string& path) {
 /// Move this process into each of @p cgroups (by their folders), before it starts anything: what it
 /// starts stays there, under the cgroup's limits, and is killed with it.
 void join_cgroups(const std::vector<std::string>& cgroups) {
-  const std::string pid = std::to_string(getpid());
-  for (const std::string& dir : cgroups) {
-    const int fd = open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-    check(fd >= 0, "cannot open the cgroup " + dir);
-    const bool joined = write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size());
-    const int error = errno;
-    close(fd);
-    errno = error;
-    check(joined, "cannot join the cgroup " + dir);
-  }
+  for (const std::string& dir : cgroups) write_text(dir + "/cgroup.procs", std::to_string(getpid()));
 }
 
 int run(const Options& o) {
@@ -260,6 +251,16 @@ void fail(const std::string& what) {
 
 void check(bool ok, const std::string& what) {
   if (!ok) fail(what + ": " + std::strerror(errno));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  check(fd >= 0, "cannot open " + path);
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int error = errno;
+  close(fd);
+  errno = error;
+  check(written, "cannot write " + path);
 }
 
 }  // namespace pmpp_sandbox

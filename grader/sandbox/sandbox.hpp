@@ -17,6 +17,8 @@ inline constexpr int kSetupFailed = 125;
 [[noreturn]] void fail(const std::string& what);
 /// fail() with @p what and errno's text unless @p ok.
 void check(bool ok, const std::string& what);
+/// Write @p text to the existing file @p path (a sysctl, a cgroup's file), or fail().
+void write_text(const std::string& path, const std::string& text);
 
 /// What --isolate makes of the code's view of the machine (isolation.cpp).
 struct Isolation {
