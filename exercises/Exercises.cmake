@@ -100,6 +100,7 @@ endfunction()
 # the variant against the solution) run alone (RUN_SERIAL): other tests on the GPU would skew them.
 function(_pmpp_register_exercise_tests exe source stem suffix)
   file(STRINGS ${source} speed_cases REGEX "\\[speed\\]")
+  file(STRINGS ${source} large_cases REGEX "\\[large\\]")
   foreach(variant IN ITEMS exercise solution)
     if(NOT TARGET ${stem}_${variant}_worker)
       continue()
@@ -116,6 +117,14 @@ function(_pmpp_register_exercise_tests exe source stem suffix)
       catch_discover_tests(${exe} TEST_SPEC "[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
         EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
         PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300 RUN_SERIAL TRUE)
+    endif()
+    # Cases on arrays larger than a 16 GB GPU ([large]) pass the solution there too: run again with all
+    # of the GPU's memory held but 15 GiB (what a T4 leaves free), alone, since the rest is taken.
+    if(large_cases AND variant STREQUAL "solution")
+      catch_discover_tests(${exe} TEST_SPEC "[large]" TEST_PREFIX "${stem} (${variant}${suffix}, 15 GiB free): "
+        EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
+        PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300 RUN_SERIAL TRUE
+                   ENVIRONMENT PMPP_GPU_MEMORY_GIB=15)
     endif()
   endforeach()
   # The solution's worker is the reference of speed cases. (Not the exercise's: scripts/grade builds

@@ -14,8 +14,8 @@
 //                          and a second call gives the same result
 //                2 points  a single 1 among zeros is counted exactly once, wherever it is
 //                2 points  random floats, within the rounding bound of the additions' depth
-//                2 points  n = 2^32 + 37: indices must be 64-bit (needs about 17 GB of GPU memory;
-//                          skipped, and not gradable, on smaller GPUs)
+//                2 points  n = 2^32 + 37: indices must be 64-bit (16 GiB of addresses, but only
+//                          about 70 MiB of GPU memory: the zeros share one block)
 //                2 points  speed: at least half the solution's throughput on 2^28 floats, both
 //                          timed in the same run on the same GPU (every timed result checked)
 // Try it:      scripts/grade --exercise ex10.2

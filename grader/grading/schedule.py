@@ -30,6 +30,20 @@ from .cases import Case
 ORDINARY_CASE_GIB = 2.0
 
 
+def beyond_every_gpu(cases: List[Case], free_gib: List[Optional[float]]) -> List[Case]:
+    """The cases whose [gpu_memory=NGiB] is more than any of these GPUs has free (a GPU whose memory is
+    not known might hold it): they will be skipped, not gradable, and grade says so before it starts.
+    One case per exercise and name, whoever's it is."""
+    if not free_gib or any(f is None for f in free_gib):
+        return []
+    largest = max(f for f in free_gib if f is not None)
+    beyond = {}
+    for case in cases:
+        if case.gpu_memory_gib is not None and case.gpu_memory_gib > largest:
+            beyond.setdefault((case.exercise, case.name), case)
+    return list(beyond.values())
+
+
 class Schedule:
     def __init__(self, cases: List[Case], budgets_gib: List[Optional[float]], runners_per_gpu: int, gpus: bool):
         """@budgets_gib: the GPU memory each GPU can give to cases (None: not known, no limit);

@@ -6,6 +6,10 @@
 #include <cuda.h>  // types only
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
 namespace pmpp_grader {
 
 /// The driver's @p name (e.g. "cuMemCreate") as a pointer of type @p Function; nullptr when the
@@ -22,6 +26,59 @@ Function driver_function(const char* name) {
   if (status != cudaSuccess) cudaGetLastError();
   return status == cudaSuccess && found == cudaDriverEntryPointSuccess ? reinterpret_cast<Function>(function)
                                                                        : nullptr;
+}
+
+/// One piece of physical memory of an allocation and where it is mapped (see HandleMessage in
+/// wire.hpp): once at @p offset, or, if @p repeated, at every multiple of its size that the other
+/// pieces leave free.
+struct Piece {
+  CUmemGenericAllocationHandle handle;
+  std::size_t offset;
+  std::size_t bytes;
+  bool repeated;
+};
+
+/// Whether @p layout maps every address of a range of @p bytes exactly once: pieces inside the range and
+/// apart, at most one repeated piece, and then everything on whole multiples of its size.
+inline bool laid_out(std::vector<Piece> layout, std::size_t bytes) {
+  std::sort(layout.begin(), layout.end(), [](const Piece& a, const Piece& b) {
+    return a.repeated != b.repeated ? b.repeated : a.offset < b.offset;  // the repeated piece last
+  });
+  const bool repeats = !layout.empty() && layout.back().repeated;
+  const std::size_t block = repeats ? layout.back().bytes : 1;
+  if (block == 0 || bytes % block != 0 || (repeats && layout.size() > 1 && layout[layout.size() - 2].repeated))
+    return false;
+  std::size_t covered = 0;
+  for (const Piece& piece : layout) {
+    if (piece.repeated) break;
+    if (piece.bytes == 0 || piece.offset < covered || piece.offset > bytes || piece.bytes > bytes - piece.offset ||
+        piece.offset % block != 0 || piece.bytes % block != 0)
+      return false;
+    if (!repeats && piece.offset != covered) return false;  // nothing fills a gap
+    covered = piece.offset + piece.bytes;
+  }
+  return repeats || covered == bytes;
+}
+
+/// Call @p map(handle, offset, size) for each mapping of @p layout (laid_out) below @p end, in order of
+/// address.
+template <class Map>
+void for_each_mapping(std::vector<Piece> layout, std::size_t end, Map&& map) {
+  std::sort(layout.begin(), layout.end(), [](const Piece& a, const Piece& b) {
+    return a.repeated != b.repeated ? b.repeated : a.offset < b.offset;
+  });
+  const Piece* repeated = !layout.empty() && layout.back().repeated ? &layout.back() : nullptr;
+  std::size_t next = 0;
+  const auto fill_to = [&](std::size_t until) {
+    for (; repeated != nullptr && next < until; next += repeated->bytes) map(repeated->handle, next, repeated->bytes);
+  };
+  for (const Piece& piece : layout) {
+    if (piece.repeated || piece.offset >= end) break;
+    fill_to(piece.offset);
+    map(piece.handle, piece.offset, piece.bytes);
+    next = piece.offset + piece.bytes;
+  }
+  fill_to(end);
 }
 
 /// The driver's virtual memory functions the grader uses (all nullptr when there is no driver).
@@ -64,21 +121,43 @@ struct VirtualMemory {
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     return access;
   }
-  /// Map all @p bytes of @p handle at a new address range, readable and writable by @p device; 0 on
-  /// failure (nothing left reserved or mapped).
-  CUdeviceptr map_new(CUmemGenericAllocationHandle handle, std::size_t bytes, int device, CUresult* status) const {
+  /// Map @p layout (checked with laid_out) at a new address range of @p bytes, readable and writable
+  /// by @p device; 0 on failure (nothing left reserved or mapped).
+  CUdeviceptr map_new(const std::vector<Piece>& layout, std::size_t bytes, int device, CUresult* status) const {
+    *status = CUDA_ERROR_INVALID_VALUE;
+    if (!laid_out(layout, bytes)) return 0;
     CUdeviceptr base = 0;
     *status = reserve(&base, bytes, 0, 0, 0);
     if (*status != CUDA_SUCCESS) return 0;
-    *status = map(base, bytes, 0, handle, 0);
+    std::size_t mapped = 0;  // bytes from base, in the order for_each_mapping goes
+    for_each_mapping(layout, bytes, [&](CUmemGenericAllocationHandle handle, std::size_t offset, std::size_t size) {
+      if (*status == CUDA_SUCCESS) *status = map(base + offset, size, 0, handle, 0);
+      if (*status == CUDA_SUCCESS) mapped = offset + size;
+    });
     if (*status == CUDA_SUCCESS) {
       const CUmemAccessDesc access = read_write(device);
       *status = set_access(base, bytes, &access, 1);
       if (*status == CUDA_SUCCESS) return base;
-      unmap(base, bytes);
     }
+    unmap_all(base, layout, mapped);
     free_range(base, bytes);
     return 0;
+  }
+  /// Undo map_new (the handles are the caller's to release).
+  CUresult unmap_new(CUdeviceptr base, const std::vector<Piece>& layout, std::size_t bytes) const {
+    const CUresult unmapped = unmap_all(base, layout, bytes);
+    const CUresult freed = free_range(base, bytes);
+    return unmapped != CUDA_SUCCESS ? unmapped : freed;
+  }
+
+ private:
+  /// Unmap the mappings of @p layout that lie below offset @p end, one by one.
+  CUresult unmap_all(CUdeviceptr base, const std::vector<Piece>& layout, std::size_t end) const {
+    CUresult result = CUDA_SUCCESS;
+    for_each_mapping(layout, end, [&](CUmemGenericAllocationHandle, std::size_t offset, std::size_t size) {
+      if (offset + size <= end && unmap(base + offset, size) != CUDA_SUCCESS) result = CUDA_ERROR_INVALID_VALUE;
+    });
+    return result;
   }
 };
 

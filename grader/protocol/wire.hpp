@@ -65,11 +65,19 @@ enum class Status : std::uint8_t {
   bad_request = 'B',  ///< the worker could not make sense of the request (a grader bug): message follows
 };
 
-/// What comes with the descriptor of one allocation of the test's device memory (see kMemoryFd).
-/// Allocations are numbered in the order the test made them, and a number is never used again.
+/// What comes with the descriptor of one piece of memory of an allocation of the test's (see kMemoryFd).
+/// Allocations are numbered in the order the test made them, and a number is never used again. Most
+/// allocations are one piece, mapped over all their addresses. An allocation larger than the GPU's
+/// memory, for a test of 64-bit indices, is several: pieces mapped once each, at their offsets, and at
+/// most one *repeated* piece, mapped at every multiple of its size that the others leave free (see
+/// allocate_mostly_repeated in shareable_memory.hpp).
 struct HandleMessage {
   std::uint64_t allocation;
-  std::uint64_t bytes;  ///< its size, a multiple of the device's allocation granularity
+  std::uint64_t bytes;         ///< the allocation's addresses in all, a multiple of the granularity
+  std::uint64_t offset;        ///< where this piece is mapped (ignored for the repeated piece)
+  std::uint64_t piece_bytes;   ///< the size of this piece, a multiple of the granularity
+  std::uint32_t pieces;        ///< how many pieces the allocation has, this one included
+  std::uint32_t repeated;      ///< 1 for the repeated piece, else 0
 };
 
 /// A request is: the numbers of the allocations the worker was sent and that the test has freed since

@@ -4,8 +4,8 @@ simulated GPUs and cases (no GPU needed): every case runs once, and once more al
 found too little GPU memory beside others; the claims of the cases running on a GPU never exceed its
 memory; a GPU runs the cases of one student at a time; a speed case or a second run has its GPU to
 itself, after every case that shares; a speed case starts once every other case has its final verdict;
-without a GPU, or with one runner per GPU, no case runs twice; and a schedule that is stopped lets
-every runner go.
+without a GPU, or with one runner per GPU, no case runs twice; a schedule that is stopped lets every
+runner go; and the cases no GPU has the memory for are named before grading.
 
 usage: test_schedule.py   (exit status 0 when every check holds)
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grading.cases import Case  # noqa: E402
-from grading.schedule import ORDINARY_CASE_GIB, Schedule  # noqa: E402
+from grading.schedule import ORDINARY_CASE_GIB, Schedule, beyond_every_gpu  # noqa: E402
 
 
 def make_cases(count, seed):
@@ -136,6 +136,26 @@ def stop_lets_runners_go():
     return [] if not waiting.is_alive() and result == [None] else ["a stopped schedule kept a runner waiting"]
 
 
+def announces_what_cannot_fit():
+    """beyond_every_gpu names each case too large for every GPU once, and nothing when a GPU's memory
+    is not known or there is no GPU."""
+    big = [Case("ex00.0 x", "ex00.0", "ch00", "visible", "big", 2, student=f"student {n}") for n in range(3)]
+    for c in big:
+        c.gpu_memory_gib = 19.0
+    fits = Case("ex00.0 x", "ex00.0", "ch00", "visible", "fits", 2)
+    fits.gpu_memory_gib = 10.0
+    plain = Case("ex00.0 x", "ex00.0", "ch00", "visible", "plain", 1)
+    cases = big + [fits, plain]
+    errors = []
+    if [c.name for c in beyond_every_gpu(cases, [15.0, 12.0])] != ["big"]:
+        errors.append("on GPUs of 15 and 12 GiB, only the 19 GiB case, once, is out of reach")
+    if beyond_every_gpu(cases, [79.0, 15.0]):
+        errors.append("a case that fits one of the GPUs was announced")
+    if beyond_every_gpu(cases, [15.0, None]) or beyond_every_gpu(cases, []):
+        errors.append("a GPU of unknown memory, or no GPU, announces nothing")
+    return errors
+
+
 def main():
     checks = {
         "one H100, 8 runners": simulate([79.0], 8, True),
@@ -145,6 +165,7 @@ def main():
         "no GPU: everything shares, nothing runs twice": simulate([None], 2, False, seed=5),
         "a GPU smaller than a declared claim": simulate([8.0], 4, True, seed=6),
         "stop() lets every runner go": stop_lets_runners_go(),
+        "cases too large for every GPU are announced": announces_what_cannot_fit(),
     }
     failed = 0
     for name, errors in checks.items():

@@ -19,6 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
 
 namespace pmpp_grader {
 
@@ -36,10 +40,39 @@ std::optional<SharedAllocation> shared_allocation_of(const void* pointer);
 /// Whether allocation @p number is still allocated.
 bool allocation_alive(std::uint64_t number);
 
-/// A file descriptor for allocation @p number's memory, made on first use and owned here (closed when
-/// the allocation is freed), and its size in @p bytes; -1 if the allocation is gone or cannot be
-/// exported.
-int allocation_descriptor(std::uint64_t number, std::size_t* bytes);
+/// One piece of an allocation's memory, as it travels to the worker (see HandleMessage in wire.hpp).
+struct SharedPiece {
+  int descriptor;  ///< owned here: closed when the allocation is freed
+  std::size_t offset;
+  std::size_t bytes;
+  bool repeated;
+};
+
+/// The pieces of allocation @p number, each exported as a file descriptor on first use, and the size of
+/// its address range in @p bytes; empty if the allocation is gone or cannot be exported.
+std::vector<SharedPiece> allocation_pieces(std::uint64_t number, std::size_t* bytes);
+
+/// What allocate_mostly_repeated made.
+struct MostlyRepeated {
+  void* base = nullptr;
+  std::size_t block = 0;        ///< the size of the repeated block, and of every window's alignment
+  std::size_t repeated_at = 0;  ///< an offset where the repeated block is mapped
+  std::size_t physical = 0;     ///< the device memory it holds
+};
+
+/// @p bytes of device addresses holding little device memory, for tests of 64-bit indices on arrays
+/// larger than a GPU's memory. The windows in @p own ((offset, bytes) pairs, widened to whole blocks)
+/// have memory of their own; every other block of the range maps one and the same block of
+/// @p block_bytes (rounded up to the granularity), so what is written into one of them is read in
+/// all. Freed with cudaFree, handed to the worker as any allocation. cudaErrorNotSupported where the
+/// GPU cannot map memory this way; cudaErrorMemoryAllocation when the memory is not there.
+cudaError_t allocate_mostly_repeated(MostlyRepeated* made, std::size_t bytes, std::size_t block_bytes,
+                                     const std::vector<std::pair<std::size_t, std::size_t>>& own);
+
+/// Hold all of the current GPU's free memory but @p left_free bytes until the process ends (plain
+/// device memory, never handed to a worker): the test then runs as on a smaller GPU. Returns what is
+/// left free.
+std::size_t hold_all_but(std::size_t left_free);
 
 /// True once an allocation of the test failed for want of GPU memory: a fact the report uses (the
 /// case may have met another case's use of the GPU, and then runs again alone).

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "exit_status.hpp"
+#include "shareable_memory.hpp"
 #include "workers.hpp"
 
 namespace {
@@ -59,6 +60,10 @@ int main(int argc, char* argv[]) {
               Opt(facts, "path")["--facts"]("where to write what this process observed of the case (workers.hpp)"));
   if (const int status = session.applyCommandLine(argc, argv)) return status;
   settings.read_environment();
+  if (settings.gpu_memory_gib > 0 && !session.config().listTests() && pmpp_grader::gpu_present()) {
+    const std::size_t left = pmpp_grader::hold_all_but(static_cast<std::size_t>(settings.gpu_memory_gib * (1 << 30)));
+    std::cerr << "GPU memory left free for this run: " << (left >> 20) << " MiB (PMPP_GPU_MEMORY_GIB)" << std::endl;
+  }
 
   // Create this process's CUDA context while the worker starts (each takes a moment); not for a listing.
   std::thread warm_up([listing = session.config().listTests()] {

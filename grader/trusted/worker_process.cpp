@@ -190,9 +190,14 @@ bool WorkerProcess::share_memory(const Request& request, FrameWriter& frame) {
   for (std::uint64_t number : request.allocations) {
     if (shared_.count(number)) continue;
     std::size_t bytes = 0;
-    const int fd = allocation_descriptor(number, &bytes);
-    if (fd < 0) throw std::runtime_error("grader: could not export the test's device memory to the worker");
-    if (!send_descriptor(memory_fd_, {number, bytes}, fd)) return false;
+    const std::vector<SharedPiece> pieces = allocation_pieces(number, &bytes);
+    if (pieces.empty())
+      throw std::runtime_error("grader: could not export the test's device memory to the worker");
+    for (const SharedPiece& piece : pieces) {
+      const HandleMessage message{number, bytes, piece.offset, piece.bytes,
+                                  static_cast<std::uint32_t>(pieces.size()), piece.repeated ? 1u : 0u};
+      if (!send_descriptor(memory_fd_, message, piece.descriptor)) return false;
+    }
     shared_.insert(number);
   }
   return true;

@@ -147,6 +147,7 @@ void Settings::read_environment() {
   if (const char* text = std::getenv("PMPP_SANDBOX")) sandbox = split_lines(text);
   if (const char* text = std::getenv("PMPP_CLEANUP")) clean_up = split_lines(text);
   if (const char* text = std::getenv("PMPP_CASE_ALONE")) alone = std::string(text) == "1";
+  if (const char* text = std::getenv("PMPP_GPU_MEMORY_GIB")) gpu_memory_gib = std::max(0.0, std::atof(text));
   if (const char* text = std::getenv("PMPP_WORKER_TIMEOUT")) {
     const double seconds = std::atof(text);
     if (seconds > 0) timeout_s = seconds;

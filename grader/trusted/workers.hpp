@@ -24,6 +24,9 @@ struct Settings {
   std::vector<std::string> clean_up;  ///< PMPP_CLEANUP: ends every process the code under test left
   double timeout_s = 60;              ///< PMPP_WORKER_TIMEOUT: for its start and for each call
   bool alone = false;                 ///< PMPP_CASE_ALONE=1: no other case runs on this GPU
+  /// PMPP_GPU_MEMORY_GIB: run as on a smaller GPU, with this much of the GPU's memory left free (the
+  /// rest held for the whole run); a case that then finds too little fails instead of skipping.
+  double gpu_memory_gib = 0;
 
   /// Read the PMPP_* variables (commands: one argument per line).
   void read_environment();

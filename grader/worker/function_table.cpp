@@ -20,54 +20,66 @@ std::vector<RemoteFunction>& remote_functions() {
 
 Mappings::~Mappings() {
   while (!mapped_.empty()) release(mapped_.begin()->first);
-  for (const auto& [number, received] : received_) close(received.first);
+  for (const auto& [number, received] : received_)
+    for (const auto& piece : received.pieces) close(piece.first);
 }
 
 void Mappings::release(std::uint64_t number) {
   const auto it = mapped_.find(number);
   if (it == mapped_.end()) return;
-  const VirtualMemory& vm = virtual_memory();
-  vm.unmap(it->second.base, it->second.bytes);
-  vm.free_range(it->second.base, it->second.bytes);
+  virtual_memory().unmap_new(it->second.base, it->second.layout, it->second.bytes);
   mapped_.erase(it);
+}
+
+void Mappings::receive(std::uint64_t number) {
+  for (;;) {
+    if (const auto it = received_.find(number);
+        it != received_.end() && it->second.pieces.size() == it->second.first.pieces)
+      return;
+    HandleMessage message{};
+    const int fd = receive_descriptor(kMemoryFd, &message);
+    if (fd < 0) throw BadRequest("the request uses device memory that was not sent with it");
+    auto [it, first] = received_.try_emplace(message.allocation, Received{message, {}});
+    Received& received = it->second;
+    received.pieces.push_back({fd, message});  // closed with the others, even when found wrong below
+    if (mapped_.count(message.allocation) || received.pieces.size() > received.first.pieces ||
+        message.bytes != received.first.bytes || message.pieces != received.first.pieces)
+      throw BadRequest("device memory sent twice, or its pieces disagree");
+  }
 }
 
 void* Mappings::open(std::uint64_t number, int device) {
   if (const auto it = mapped_.find(number); it != mapped_.end()) return reinterpret_cast<void*>(it->second.base);
-  // Its descriptor was sent before this request: take what waits on the socket until it comes.
-  while (!received_.count(number)) {
-    HandleMessage message{};
-    const int fd = receive_descriptor(kMemoryFd, &message);
-    if (fd < 0) throw BadRequest("the request uses device memory that was not sent with it");
-    if (received_.count(message.allocation) || mapped_.count(message.allocation)) {
-      close(fd);
-      throw BadRequest("device memory sent twice");
-    }
-    received_[message.allocation] = {fd, static_cast<std::size_t>(message.bytes)};
-  }
-  const auto [fd, bytes] = received_[number];
+  // Its descriptors were sent before this request.
+  receive(number);
+  const Received received = received_[number];
   received_.erase(number);
   const VirtualMemory& vm = virtual_memory();
   cudaError_t prepared = cudaSetDevice(device);
   if (prepared == cudaSuccess) prepared = cudaFree(nullptr);  // the context, current
-  CUmemGenericAllocationHandle handle{};
-  CUresult status = CUDA_ERROR_NOT_SUPPORTED;
-  if (prepared == cudaSuccess && vm.complete())
-    status = vm.import_handle(&handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
-                              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-  close(fd);
-  CUdeviceptr base = 0;
-  if (status == CUDA_SUCCESS) {
-    base = vm.map_new(handle, bytes, device, &status);
-    vm.release(handle);  // the mapping holds the memory from now on
+  std::vector<Piece> layout;
+  CUresult status = prepared == cudaSuccess && vm.complete() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+  for (const auto& [fd, message] : received.pieces) {
+    CUmemGenericAllocationHandle handle{};
+    if (status == CUDA_SUCCESS)
+      status = vm.import_handle(&handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
+                                CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    close(fd);
+    if (status == CUDA_SUCCESS)
+      layout.push_back({handle, static_cast<std::size_t>(message.offset), static_cast<std::size_t>(message.piece_bytes),
+                        message.repeated != 0});
   }
+  const auto bytes = static_cast<std::size_t>(received.first.bytes);
+  CUdeviceptr base = 0;
+  if (status == CUDA_SUCCESS) base = vm.map_new(layout, bytes, device, &status);
+  for (const Piece& piece : layout) vm.release(piece.handle);  // the mappings hold the memory from now on
   if (prepared != cudaSuccess)
     throw MappingFailed(prepared, std::string("could not map the test's device memory in this process: ") +
                                       cudaGetErrorName(prepared) + " (" + cudaGetErrorString(prepared) + ")");
   if (base == 0)
     throw MappingFailed(cudaErrorMapBufferObjectFailed, "could not map the test's device memory in this process: "
                                                         "CUDA driver error " + std::to_string(status));
-  mapped_[number] = {base, bytes};
+  mapped_[number] = {base, bytes, layout};
   return reinterpret_cast<void*>(base);
 }
 

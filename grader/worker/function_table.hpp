@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "driver_api.hpp"
 #include "wire.hpp"
 
 namespace pmpp_grader {
@@ -35,8 +36,8 @@ class MappingFailed : public std::runtime_error {
   int code_;
 };
 
-/// The trusted process's device allocations, mapped in this process. Each arrives once, as a file
-/// descriptor on kMemoryFd (see wire.hpp), before the first request that uses it, and stays mapped
+/// The trusted process's device allocations, mapped in this process. Each arrives once, as file
+/// descriptors on kMemoryFd (see wire.hpp), before the first request that uses it, and stays mapped
 /// until a request says the test freed it: a test passes the same buffers call after call, and mapping
 /// a gigabyte anew for every call would cost more than the call.
 class Mappings {
@@ -55,9 +56,17 @@ class Mappings {
   struct Mapping {
     std::uintptr_t base;
     std::size_t bytes;
+    std::vector<Piece> layout;
   };
+  /// The pieces of an allocation received so far, their descriptors not mapped yet.
+  struct Received {
+    HandleMessage first;  // the allocation's size and number of pieces, as its first piece said
+    std::vector<std::pair<int, HandleMessage>> pieces;
+  };
+  /// Take what waits on kMemoryFd until allocation @p number has all its pieces.
+  void receive(std::uint64_t number);
   std::map<std::uint64_t, Mapping> mapped_;
-  std::map<std::uint64_t, std::pair<int, std::size_t>> received_;  // descriptors not mapped yet, and sizes
+  std::map<std::uint64_t, Received> received_;
 };
 
 /// The arguments of one call, decoded in order. Host copies live as long as this object.

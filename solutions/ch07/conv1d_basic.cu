@@ -12,8 +12,8 @@
 //                          every radius 0..8, asymmetric filters
 //                2 points  random floats, within the rounding bound of 2r+1 float additions
 //                2 points  a one-hot input reproduces the filter reversed (a flipped filter fails)
-//                2 points  n = 2^31 + 1000: indices must be 64-bit (needs about 17 GB of GPU
-//                          memory; skipped, and not gradable, on smaller GPUs)
+//                2 points  n = 2^31 + 1000: indices must be 64-bit (8 GiB arrays, but only
+//                          about 100 MiB of GPU memory: the zeros share one block)
 // Try it:      scripts/grade --exercise ex07.1
 // =================================================================================================
 #include <cuda_runtime.h>

@@ -15,8 +15,8 @@
 //                3 points  random floats, within the rounding bound of 2r+1 float additions
 //                2 points  a one-hot input reproduces the filter reversed
 //                2 points  uploading a new filter (and a new radius) changes the next result
-//                3 points  n = 2^31 + 1000: indices must be 64-bit (needs about 17 GB of GPU
-//                          memory; skipped, and not gradable, on smaller GPUs)
+//                3 points  n = 2^31 + 1000: indices must be 64-bit (8 GiB arrays, but only
+//                          about 100 MiB of GPU memory: the zeros share one block)
 // Try it:      scripts/grade --exercise ex07.2
 // =================================================================================================
 #include <cuda_runtime.h>

@@ -1,8 +1,8 @@
-// attack: before main(), take all the GPU memory but 1 GiB and hold it for the whole case, so that a
-//         case that needs more (past 2^32 elements: 19 GiB) finds too little and would be skipped as
-//         "not gradable", on any GPU, instead of failed. The test first ends the code under test and
-//         looks again: the memory comes back, and the case fails (it is never counted as not
-//         gradable where the solution is graded).
+// attack: before main(), take all the GPU memory but 64 MiB and hold it for the whole case, so that
+//         a case that needs more (past 2^32 elements: its RepeatingArray asks for 208 MiB) finds too
+//         little and would be skipped as "not gradable", on any GPU, instead of failed. The test
+//         first ends the code under test and looks again: the memory comes back, and the case fails
+//         (it is never counted as not gradable where the solution is graded).
 // exercise: coarsened_sum
 // base: starter
 // earns: nothing
@@ -15,7 +15,7 @@ struct HoldMemoryTheTestNeeds {
     std::size_t held = 0;
     for (std::size_t chunk = std::size_t{1} << 30; chunk >= (std::size_t{1} << 24);) {
       void* p = nullptr;
-      if (held + chunk + (std::size_t{1} << 30) <= free_bytes && cudaMalloc(&p, chunk) == cudaSuccess) {
+      if (held + chunk + (std::size_t{64} << 20) <= free_bytes && cudaMalloc(&p, chunk) == cudaSuccess) {
         held += chunk;
       } else {
         cudaGetLastError();

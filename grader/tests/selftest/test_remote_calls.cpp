@@ -20,6 +20,7 @@
 #include "gpu_test.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "remote_call.hpp"
+#include "shareable_memory.hpp"
 #include "selftest.hpp"
 #include "worker_process.hpp"
 #include "workers.hpp"
@@ -169,6 +170,37 @@ TEST_CASE("a buffer kept from call to call and one made anew for every call both
     CHECK(kept.to_host() == std::vector<float>(1000, static_cast<float>(call)));
     CHECK(fresh.to_host() == std::vector<float>(100, call + 0.5f));
   }
+}
+
+TEST_CASE("an allocation mostly of one repeated block reaches the worker mapped as in the test", "[gpu]") {
+  PMPP_REQUIRE_GPU();
+  // 64 blocks of addresses; blocks 0, 40 and 41 have memory of their own, every other one is the same.
+  constexpr std::size_t kBlock = std::size_t{2} << 20;  // the granularity of every GPU tested
+  pmpp_grader::MostlyRepeated made;
+  REQUIRE(pmpp_grader::allocate_mostly_repeated(&made, 64 * kBlock, 1, {{0, 100}, {40 * kBlock + 5, kBlock}}) ==
+          cudaSuccess);
+  REQUIRE(made.block == kBlock);
+  CHECK(made.physical == 4 * kBlock);
+  CHECK(made.repeated_at == kBlock);
+  float* base = static_cast<float*>(made.base);
+  const std::size_t block = made.block / sizeof(float);
+  fill(base, block, 1.0f);                  // its own
+  fill(base + 7 * block + 10, 5, 2.0f);     // the repeated block, seen through block 7
+  fill(base + 41 * block + 3, 1, 3.0f);     // its own
+  const auto read = [&](std::size_t at) {
+    float value = 0;
+    CUDA_CHECK(cudaMemcpy(&value, base + at, sizeof value, cudaMemcpyDeviceToHost));
+    return value;
+  };
+  CHECK(read(5) == 1.0f);
+  for (std::size_t b : {1, 7, 39, 42, 63}) {
+    INFO("block " << b);
+    CHECK(read(b * block + 12) == 2.0f);  // every repeated block shows the worker's write
+  }
+  CHECK(read(40 * block + 12) != 2.0f);
+  CHECK(read(41 * block + 3) == 3.0f);
+  CHECK(read(42 * block + 3) != 3.0f);
+  CUDA_CHECK(cudaFree(base));
 }
 
 // Run only by the CTest test grader.a_lost_worker_fails_the_case, which expects this case to FAIL

@@ -35,7 +35,7 @@ TEST_CASE("a one-hot input reproduces the filter reversed", "[gpu][points=2]") {
   check_one_hot(kConv, {9, 1, 1}, {1, 0, 0}, 8);  // the filter is wider than the input
 }
 
-TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][gpu_memory=19GiB][points=2]") {
+TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][large][points=2]") {
   PMPP_REQUIRE_GPU();
   check_1d_beyond_2_31(
       [](const float* x, const std::vector<float>& f, float* y, std::int64_t n, int r) {

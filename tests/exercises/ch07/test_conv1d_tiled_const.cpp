@@ -41,7 +41,7 @@ TEST_CASE("uploading a new filter changes the next result", "[gpu][points=2]") {
   check_new_filter_takes_effect(kConv, {1500, 1, 1}, {5, 2, MAX_RADIUS_1D, 5});
 }
 
-TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][gpu_memory=19GiB][points=3]") {
+TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][large][points=3]") {
   PMPP_REQUIRE_GPU();
   check_1d_beyond_2_31(
       [](const float* x, const std::vector<float>& f, float* y, std::int64_t n, int r) {

@@ -8,6 +8,7 @@
 
 #include "ch10/coarsened_sum.hpp"
 #include "reduction_checks.hpp"
+#include "repeating_array.hpp"
 #include "speed_trial.hpp"
 
 using namespace ex_test;
@@ -63,16 +64,19 @@ TEST_CASE("random floats are within the rounding bound", "[gpu][points=2]") {
   }
 }
 
-TEST_CASE("more than 2^32 elements: indices are 64-bit", "[gpu][gpu_memory=19GiB][points=2]") {
+TEST_CASE("more than 2^32 elements: indices are 64-bit", "[gpu][large][points=2]") {
   PMPP_REQUIRE_GPU();
   const std::size_t two32 = std::size_t{1} << 32, n = two32 + 37;
-  require_device_memory(n * sizeof(float));
-  // Zeros built on the device, with one distinct power of two on each side of 2^31 and 2^32 and at
-  // both ends: the exact sum, 63, tells which were missed or counted twice.
-  Framed d_in(n, kNaN), d_result(1);
-  d_in.zero();
+  // Zeros, with one distinct power of two on each side of 2^31 and 2^32 and at both ends: the exact
+  // sum, 63, tells which were missed or counted twice. 16 GiB of input as a RepeatingArray: the zeros
+  // away from the spikes all read one block of memory.
   const std::vector<std::pair<std::size_t, float>> spikes{
       {0, 1}, {(two32 >> 1) - 1, 2}, {two32 >> 1, 4}, {two32 - 1, 8}, {two32, 16}, {n - 1, 32}};
+  std::vector<RepeatingArray::Window> windows;
+  for (auto [index, value] : spikes) windows.push_back({index, 1});
+  RepeatingArray d_in(n, windows);
+  Framed d_result(1);
+  d_in.zero();
   for (auto [index, value] : spikes) d_in.set(index, value);
   pmpp::ex10::coarsened_sum_reduction(d_in.data(), n, d_result.data());
   CUDA_CHECK(cudaDeviceSynchronize());
