@@ -50,6 +50,8 @@ def gpus() -> List[Gpu]:
         listed = {g.visible: g for g in _driver_list() if g.visible}
         listed.update({str(i): g for i, g in enumerate(listed.values())})
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if not listed and not glob.glob("/dev/nvidia[0-9]*"):
+        return []  # no GPU here, whatever CUDA_VISIBLE_DEVICES says (a scheduler may set it regardless)
     if visible is not None:
         chosen = [v.strip() for v in visible.split(",") if v.strip()]
         chosen = chosen[: chosen.index("-1")] if "-1" in chosen else chosen
