@@ -2,9 +2,10 @@
 #   1. the user's choice: -DCMAKE_CUDA_ARCHITECTURES=... (kept in the cache from then on), or the
 #      CUDAARCHS environment variable when the cache holds no choice of the user's;
 #   2. the GPUs in this machine, as nvidia-smi reports them (each compute capability once);
-#   3. without a GPU, a portable list: machine code for the GPUs students have (T4 7.5, A100 8.0,
-#      RTX 30xx 8.6, L4/RTX 40xx 8.9, H100 9.0, B200 10.0, RTX 50xx 12.0, as far as the toolkit knows
-#      them) plus PTX for the oldest, which the driver compiles for any newer GPU.
+#   3. without a GPU (a laptop, a login node, CI), PTX for the oldest supported GPU (7.5) alone: one
+#      device pass per file and no machine code, the quickest build that still compiles every kernel.
+#      Any GPU from 7.5 on runs it, compiled by its driver, but without what newer GPUs add (ch05's
+#      cp.async needs 8.0): a machine with a GPU detects it, and CUDAARCHS chooses for another.
 # A choice the toolkit cannot compile stops the configure with one message that lists what it can.
 #
 #   pmpp_cuda_architectures_request()  before project(): note the user's choice and keep it from
@@ -15,8 +16,6 @@
 # again (the machine may have another GPU by then) instead of taking it for the user's.
 include_guard(GLOBAL)
 
-# The GPUs of the portable list (compute capability x 10), oldest first.
-set(PMPP_PORTABLE_CUDA_ARCHITECTURES 75 80 86 89 90 100 120)
 set(PMPP_OLDEST_SUPPORTED_CUDA_ARCHITECTURE 75)
 
 macro(pmpp_cuda_architectures_request)
@@ -102,7 +101,7 @@ function(_pmpp_detect_gpu_architectures out description machine_code ptx)
   if(NOT PMPP_NVIDIA_SMI)
     return()
   endif()
-  # Old drivers' nvidia-smi does not know compute_cap: that fails, and the portable list is used.
+  # Old drivers' nvidia-smi does not know compute_cap: that fails, and the build is made as without a GPU.
   execute_process(COMMAND ${PMPP_NVIDIA_SMI} --query-gpu=name,compute_cap --format=csv,noheader
     OUTPUT_VARIABLE listing ERROR_QUIET RESULT_VARIABLE status TIMEOUT 30)
   if(NOT status EQUAL 0)
@@ -123,8 +122,8 @@ function(_pmpp_detect_gpu_architectures out description machine_code ptx)
         "supports (7.5 and newer); it is left out of the build.")
     elseif(NOT number IN_LIST machine_code)
       message(WARNING "${name}: CUDA ${CMAKE_CUDA_COMPILER_VERSION} cannot compile for compute capability "
-        "${CMAKE_MATCH_2}.${CMAKE_MATCH_3}; it is left out of the build, which runs there only through the PTX "
-        "of the portable list. A newer CUDA toolkit compiles for it.")
+        "${CMAKE_MATCH_2}.${CMAKE_MATCH_3}; it is left out of the build, which runs there only through PTX "
+        "that the driver compiles. A newer CUDA toolkit compiles for it.")
     else()
       list(APPEND numbers ${number})
     endif()
@@ -154,22 +153,25 @@ function(pmpp_cuda_architectures_choose)
     _pmpp_detect_gpu_architectures(chosen gpus "${machine_code}" "${ptx}")
     if(chosen)
       set(why "this machine's GPUs: ${gpus}")
+    elseif(gpus)
+      # GPUs this toolkit cannot compile for (the warnings above say why): the newest PTX it makes, which
+      # the driver compiles for a GPU newer than the toolkit.
+      list(GET ptx -1 newest)
+      _pmpp_capability(cc ${newest})
+      set(chosen ${newest}-virtual)
+      string(CONCAT why "${gpus}: none compiled for by CUDA ${CMAKE_CUDA_COMPILER_VERSION}; PTX ${cc}, the newest "
+        "it makes, which the driver compiles for newer GPUs")
     else()
-      set(chosen)
       set(oldest "")
-      foreach(number IN LISTS PMPP_PORTABLE_CUDA_ARCHITECTURES)
-        if(number IN_LIST machine_code)
-          list(APPEND chosen ${number}-real)
-          if(oldest STREQUAL "")
-            set(oldest ${number})
-          endif()
+      foreach(number IN LISTS ptx)
+        if(oldest STREQUAL "" AND NOT number LESS PMPP_OLDEST_SUPPORTED_CUDA_ARCHITECTURE)
+          set(oldest ${number})
         endif()
       endforeach()
-      list(APPEND chosen ${oldest}-virtual)
-      set(why "no GPU found: machine code for the common GPUs, and PTX for the oldest, which the driver compiles for newer ones")
-      if(gpus)
-        set(why "${gpus} cannot be compiled for: the portable list")
-      endif()
+      _pmpp_capability(cc ${oldest})
+      set(chosen ${oldest}-virtual)
+      string(CONCAT why "no GPU found: PTX for ${cc} alone, the quickest build that compiles every kernel; a GPU "
+        "runs it through its driver; for machine code choose CUDAARCHS=86 or -DCMAKE_CUDA_ARCHITECTURES=86")
     endif()
     set(PMPP_CUDA_ARCHITECTURES_AUTO "${chosen}" CACHE INTERNAL "CUDA architectures chosen by CudaArchitectures.cmake")
   endif()

@@ -18,6 +18,8 @@ if(NOT Catch2_FOUND)
         "Catch2 >= 3.4 is needed for the tests and was neither found nor downloadable.\n"
         "  Debian 12: run scripts/install-dependencies (it enables bookworm-backports), or\n"
         "  Ubuntu 24.04: apt-get install libcatch2-dev, or\n"
+        "  without root: build Catch2 3.4 or newer yourself, install it with --prefix ~/.local, and\n"
+        "  configure with -DCMAKE_PREFIX_PATH=$HOME/.local, or\n"
         "  configure with -DPMPP_BUILD_TESTS=OFF to build the programs only.")
     endif()
   endif()

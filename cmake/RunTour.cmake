@@ -1,9 +1,14 @@
-# cmake -DRUNS="<program> <arguments>|<program> <arguments>|..." -P RunTour.cmake
+# cmake -DRUNS="<program> <arguments>|<program> <arguments>|..." -DNEXT_STEPS=<pmpp_next_steps> -P RunTour.cmake
+# (or included from the build folder's tour.cmake, which sets both: see the top-level CMakeLists.txt).
 # Runs each program with its arguments, in order; 0 (checked and measured) and 77 (no GPU on this
-# machine: the program printed its analysis only) both count as success.
+# machine: the program printed its analysis only) both count as success. Without a GPU, what to do
+# next is said once, at the end, for every program that found none (PMPP_TOUR keeps each program to
+# its one "no GPU" line).
 string(REPLACE "|" ";" runs "${RUNS}")
+set(ENV{PMPP_TOUR} 1)
 set(failed "")
 set(skipped 0)
+set(skipped_programs "")
 set(count 0)
 foreach(run IN LISTS runs)
   string(STRIP "${run}" run)
@@ -22,6 +27,7 @@ foreach(run IN LISTS runs)
   math(EXPR count "${count} + 1")
   if(status EQUAL 77)
     math(EXPR skipped "${skipped} + 1")
+    list(APPEND skipped_programs ${name})
   elseif(NOT status EQUAL 0)
     list(APPEND failed "${title} (exit ${status})")
   endif()
@@ -31,6 +37,8 @@ if(failed)
 endif()
 if(skipped GREATER 0)
   message("\ntour: done; ${skipped} of ${count} run(s) showed their analysis only, since this machine has no GPU.")
+  list(REMOVE_DUPLICATES skipped_programs)
+  execute_process(COMMAND ${NEXT_STEPS} ${skipped_programs})
 else()
   message("\ntour: done; ${count} runs, every stage checked against its CPU reference and timed.")
 endif()

@@ -9,6 +9,7 @@
 #include "pmpp/cli.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
+#include "pmpp/next_steps.hpp"
 
 namespace pmpp {
 
@@ -39,14 +40,14 @@ int guarded_main(const char* program, Body&& body) {
 }
 
 /// True if this build can run on the GPU. False on a machine without a GPU, after printing the
-/// one-line explanation programs share (the caller exits with kExitNoGpu). A GPU this build cannot use
-/// throws the one line that names the fix, which guarded_main prints to stderr with exit status
-/// kExitRuntimeError: a failure, never a skip (see gpu_diagnosis.hpp).
+/// one-line explanation programs share and what to do next without a GPU (next_steps.hpp); the caller
+/// exits with kExitNoGpu. A GPU this build cannot use throws the one line that names the fix, which
+/// guarded_main prints to stderr with exit status kExitRuntimeError: a failure, never a skip (see
+/// gpu_diagnosis.hpp).
 inline bool gpu_or_explain(const char* program) {
   std::string why;
   if (gpu_available(&why)) return true;
-  std::printf("%s: no CUDA-capable GPU on this machine (%s); the GPU run is skipped, exit status %d.\n",
-              program, why.c_str(), kExitNoGpu);
+  explain_no_gpu(program, why);
   return false;
 }
 

@@ -40,9 +40,7 @@ int main(int argc, char** argv) {
     int mine = gpu_available() ? 1 : 0, everyone = 0;
     MPI_Allreduce(&mine, &everyone, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!everyone) {
-      if (rank == 0)
-        std::printf("%s: no CUDA-capable GPU on this machine for every rank; the GPU run is skipped, exit status %d.\n",
-                    program, kExitNoGpu);
+      if (rank == 0) explain_no_gpu(program, "not every rank has one");
       return int{kExitNoGpu};
     }
     const auto team = make_mpi_team(o.capacity(), o.ring_options());
