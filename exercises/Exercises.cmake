@@ -220,6 +220,14 @@ function(pmpp_finish_exercises)
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   separate_arguments(cuda_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
   _pmpp_json_list(flags_json ${cuda_flags})
+  # The grader's sandbox resolves no bare name (-DCMAKE_CUDA_HOST_COMPILER=g++-11): its full path.
+  set(host_compiler "${CMAKE_CUDA_HOST_COMPILER}")
+  if(host_compiler AND NOT IS_ABSOLUTE "${host_compiler}")
+    find_program(host_compiler_path "${host_compiler}" NO_CACHE)
+    if(host_compiler_path)
+      set(host_compiler "${host_compiler_path}")
+    endif()
+  endif()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/exercises/manifest.json CONTENT
 "{
   \"hidden_tests_dir\": \"${PMPP_HIDDEN_TESTS_DIR}\",
@@ -227,7 +235,7 @@ function(pmpp_finish_exercises)
   \"targets\": [\"pmpp_sandbox\", \"pmpp_common\", \"pmpp_grader_worker_runtime\"],
   \"worker_build\": {
     \"nvcc\": \"${CMAKE_CUDA_COMPILER}\",
-    \"host_compiler\": \"${CMAKE_CUDA_HOST_COMPILER}\",
+    \"host_compiler\": \"${host_compiler}\",
     \"flags\": ${flags_json},
     \"architectures\": ${arch_json},
     \"include_dirs\": [\"${PROJECT_SOURCE_DIR}/exercises\", \"${PROJECT_SOURCE_DIR}/common\"],
