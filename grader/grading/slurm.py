@@ -165,8 +165,8 @@ def wait(out: Path, poll_s: float = 5.0) -> int:
     idle = 0
     while not (state / "finished.json").exists():
         time.sleep(poll_s)
-        jobs = [j for line in (state / "rounds.jsonl").read_text().splitlines()
-                for j in (json.loads(line)["array"], json.loads(line)["merge"])]
+        rounds = [json.loads(line) for line in (state / "rounds.jsonl").read_text().splitlines()]
+        jobs = [job for round_ in rounds for job in (round_["array"], round_["merge"])]
         result = subprocess.run(["squeue", "--noheader", "--format=%i", "--jobs", ",".join(jobs)],
                                 capture_output=True, text=True)
         idle = idle + 1 if result.returncode == 0 and not result.stdout.strip() else 0

@@ -38,12 +38,18 @@ struct Piece {
   bool repeated;
 };
 
-/// Whether @p layout maps every address of a range of @p bytes exactly once: pieces inside the range and
-/// apart, at most one repeated piece, and then everything on whole multiples of its size.
-inline bool laid_out(std::vector<Piece> layout, std::size_t bytes) {
+/// @p layout in order of offset, the repeated piece (if any) last.
+inline std::vector<Piece> in_mapping_order(std::vector<Piece> layout) {
   std::sort(layout.begin(), layout.end(), [](const Piece& a, const Piece& b) {
-    return a.repeated != b.repeated ? b.repeated : a.offset < b.offset;  // the repeated piece last
+    return a.repeated != b.repeated ? b.repeated : a.offset < b.offset;
   });
+  return layout;
+}
+
+/// Whether @p pieces map every address of a range of @p bytes exactly once: pieces inside the range and
+/// apart, at most one repeated piece, and then everything on whole multiples of its size.
+inline bool laid_out(const std::vector<Piece>& pieces, std::size_t bytes) {
+  const std::vector<Piece> layout = in_mapping_order(pieces);
   const bool repeats = !layout.empty() && layout.back().repeated;
   const std::size_t block = repeats ? layout.back().bytes : 1;
   if (block == 0 || bytes % block != 0 || (repeats && layout.size() > 1 && layout[layout.size() - 2].repeated))
@@ -60,13 +66,11 @@ inline bool laid_out(std::vector<Piece> layout, std::size_t bytes) {
   return repeats || covered == bytes;
 }
 
-/// Call @p map(handle, offset, size) for each mapping of @p layout (laid_out) below @p end, in order of
+/// Call @p map(handle, offset, size) for each mapping of @p pieces (laid_out) below @p end, in order of
 /// address.
 template <class Map>
-void for_each_mapping(std::vector<Piece> layout, std::size_t end, Map&& map) {
-  std::sort(layout.begin(), layout.end(), [](const Piece& a, const Piece& b) {
-    return a.repeated != b.repeated ? b.repeated : a.offset < b.offset;
-  });
+void for_each_mapping(const std::vector<Piece>& pieces, std::size_t end, Map&& map) {
+  const std::vector<Piece> layout = in_mapping_order(pieces);
   const Piece* repeated = !layout.empty() && layout.back().repeated ? &layout.back() : nullptr;
   std::size_t next = 0;
   const auto fill_to = [&](std::size_t until) {

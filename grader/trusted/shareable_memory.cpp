@@ -184,7 +184,9 @@ cudaError_t allocate_mostly_repeated(MostlyRepeated* made, std::size_t bytes, st
   CUresult status = CUDA_SUCCESS;
   const CUdeviceptr base = create_and_register(*vm, layout, rounded, device, &status);
   if (base == 0) return runtime_error(status);
-  *made = {reinterpret_cast<void*>(base), block, gap < rounded ? gap : 0, physical};
+  *made = {reinterpret_cast<void*>(base), block, gap < rounded ? gap : 0, physical, {}};
+  for (const Piece& piece : layout)
+    if (!piece.repeated) made->own.push_back({piece.offset, piece.offset + piece.bytes});
   return cudaSuccess;
 }
 

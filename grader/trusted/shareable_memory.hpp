@@ -58,6 +58,9 @@ struct MostlyRepeated {
   std::size_t block = 0;        ///< the size of the repeated block, and of every window's alignment
   std::size_t repeated_at = 0;  ///< an offset where the repeated block is mapped
   std::size_t physical = 0;     ///< the device memory it holds
+  /// The byte ranges [begin, end) with memory of their own: the windows asked for, widened to whole
+  /// blocks and joined where they touch.
+  std::vector<std::pair<std::size_t, std::size_t>> own;
 };
 
 /// @p bytes of device addresses holding little device memory, for tests of 64-bit indices on arrays

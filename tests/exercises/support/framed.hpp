@@ -26,15 +26,30 @@ inline constexpr std::size_t kGuard = 64;
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
+/// Fill the guard bands around the @p n floats at @p data (kGuard floats before and after) with @p guard.
+inline void write_guards(float* data, std::size_t n, float guard) {
+  const std::vector<float> band(kGuard, guard);
+  CUDA_CHECK(cudaMemcpy(data - kGuard, band.data(), kGuard * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(data + n, band.data(), kGuard * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+/// True when both guard bands around the @p n floats at @p data still hold @p guard, bit for bit.
+inline bool guards_hold(const float* data, std::size_t n, float guard) {
+  std::vector<float> before(kGuard), after(kGuard);
+  CUDA_CHECK(cudaMemcpy(before.data(), data - kGuard, kGuard * sizeof(float), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(after.data(), data + n, kGuard * sizeof(float), cudaMemcpyDeviceToHost));
+  const std::vector<float> band(kGuard, guard);
+  return std::memcmp(before.data(), band.data(), kGuard * sizeof(float)) == 0 &&
+         std::memcmp(after.data(), band.data(), kGuard * sizeof(float)) == 0;
+}
+
 /// n floats of device memory between two guard bands of kGuard floats each.
 class Framed {
  public:
   /// An output of @p n floats: every byte 0xFF (a NaN), guards filled with @p guard.
   explicit Framed(std::size_t n, float guard = kNaN) : n_(n), guard_(guard), buffer_(n + 2 * kGuard) {
     buffer_.poison();
-    const std::vector<float> band(kGuard, guard_);
-    write(0, band);
-    write(kGuard + n_, band);
+    write_guards(data(), n_, guard_);
   }
   /// An input holding @p host, framed by guards of value @p guard.
   Framed(const std::vector<float>& host, float guard) : Framed(host.size(), guard) { write(kGuard, host); }
@@ -68,14 +83,7 @@ class Framed {
   void zero() { CUDA_CHECK(cudaMemset(buffer_.data() + kGuard, 0, n_ * sizeof(float))); }
 
   /// True when both guard bands still hold their value, bit for bit.
-  bool guards_intact() const {
-    std::vector<float> before(kGuard), after(kGuard);
-    CUDA_CHECK(cudaMemcpy(before.data(), buffer_.data(), kGuard * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(after.data(), buffer_.data() + kGuard + n_, kGuard * sizeof(float), cudaMemcpyDeviceToHost));
-    const std::vector<float> band(kGuard, guard_);
-    return std::memcmp(before.data(), band.data(), kGuard * sizeof(float)) == 0 &&
-           std::memcmp(after.data(), band.data(), kGuard * sizeof(float)) == 0;
-  }
+  bool guards_intact() const { return guards_hold(buffer_.data() + kGuard, n_, guard_); }
 
  private:
   void write(std::size_t offset, const std::vector<float>& host) {

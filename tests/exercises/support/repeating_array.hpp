@@ -14,7 +14,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,8 +44,6 @@ class RepeatingArray {
     require_device_memory((2 * windows.size() + 1) * kBlockBytes);
     CUDA_CHECK(pmpp_grader::allocate_mostly_repeated(&made_, (n + 2 * kGuard) * sizeof(float), kBlockBytes, windows));
     base_ = static_cast<float*>(made_.base);
-    for (const auto& [offset, bytes] : windows)  // as allocate_mostly_repeated widened them
-      own_.push_back({offset / made_.block * made_.block, (offset + bytes + made_.block - 1) / made_.block * made_.block});
     fill(0xFF);
   }
   ~RepeatingArray() { cudaFree(base_); }
@@ -84,30 +81,21 @@ class RepeatingArray {
     return host;
   }
   /// True when both guard bands still hold their value, bit for bit.
-  bool guards_intact() const {
-    std::vector<float> before(kGuard), after(kGuard);
-    CUDA_CHECK(cudaMemcpy(before.data(), base_, kGuard * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(after.data(), base_ + kGuard + n_, kGuard * sizeof(float), cudaMemcpyDeviceToHost));
-    const std::vector<float> band(kGuard, guard_);
-    return std::memcmp(before.data(), band.data(), sizeof(float) * kGuard) == 0 &&
-           std::memcmp(after.data(), band.data(), sizeof(float) * kGuard) == 0;
-  }
+  bool guards_intact() const { return guards_hold(base_ + kGuard, n_, guard_); }
 
  private:
   /// Every byte of every element @p byte (the windows and the repeated block, so everywhere), then
   /// the guard bands.
   void fill(int byte) {
-    for (const auto& [begin, end] : own_)
+    for (const auto& [begin, end] : made_.own)
       CUDA_CHECK(cudaMemset(reinterpret_cast<char*>(base_) + begin, byte, end - begin));
     if (made_.repeated_at != 0)
       CUDA_CHECK(cudaMemset(reinterpret_cast<char*>(base_) + made_.repeated_at, byte, made_.block));
-    const std::vector<float> band(kGuard, guard_);
-    CUDA_CHECK(cudaMemcpy(base_, band.data(), kGuard * sizeof(float), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(base_ + kGuard + n_, band.data(), kGuard * sizeof(float), cudaMemcpyHostToDevice));
+    write_guards(data(), n_, guard_);
   }
   void require_own(std::size_t first, std::size_t count) const {
     const std::size_t begin = (kGuard + first) * sizeof(float), end = begin + count * sizeof(float);
-    for (const auto& [own_begin, own_end] : own_)
+    for (const auto& [own_begin, own_end] : made_.own)
       if (own_begin <= begin && end <= own_end) return;
     throw std::invalid_argument("RepeatingArray: elements " + std::to_string(first) + " to " +
                                 std::to_string(first + count) + " are not in one window of their own memory");
@@ -117,7 +105,6 @@ class RepeatingArray {
   float guard_;
   pmpp_grader::MostlyRepeated made_;
   float* base_ = nullptr;
-  std::vector<std::pair<std::size_t, std::size_t>> own_;  // byte offsets [begin, end), whole blocks
 };
 
 }  // namespace ex_test
