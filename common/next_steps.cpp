@@ -11,6 +11,7 @@
 
 #include "pmpp/gpu_diagnosis.hpp"
 #include "pmpp/program.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp {
 
@@ -18,29 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Terminals of 100 columns show every line whole; a link longer than an indented line gets one of its
-// own, from the first column, so that it is never broken (and stays clickable).
-constexpr std::size_t kWidth = 100;
+// Lines fit 100 columns (kTerminalWidth); a link longer than an indented line gets one of its own, from
+// the first column, so that it is never broken (and stays clickable): wrap_text does both.
 constexpr const char* kNotebook = "notebooks/hosted_gpu.ipynb";
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
-// @p text wrapped at kWidth: the first line starts with @p first, later ones with @p indent.
-std::string wrap(const std::string& text, const std::string& first, const std::string& indent) {
-  std::istringstream words(text);
-  std::string out, line = first;
-  bool line_empty = true;
-  for (std::string word; words >> word;) {
-    if (!line_empty && line.size() + 1 + word.size() > kWidth) {
-      out += line + "\n";
-      line = indent.size() + word.size() > kWidth ? "" : indent;
-      line_empty = true;
-    }
-    line += (line_empty ? "" : " ") + word;
-    line_empty = false;
-  }
-  return out + line + "\n";
-}
 
 // "ch07" for "ch07_03_tiled_halo"; empty for a program outside the chapters.
 std::string chapter_number(const std::string& program) {
@@ -151,30 +134,30 @@ std::string describe_next_steps(const NextSteps& steps) {
   std::string text = "Without a GPU, go on with:\n";
   const auto& runs = steps.recorded_runs;
   if (runs.size() == 1) {
-    text += wrap("a run recorded on a GPU, with all it printed there: " + runs.front(), "  - ", "    ");
+    text += wrap_text("a run recorded on a GPU, with all it printed there: " + runs.front(), "  - ", "    ");
   } else if (!runs.empty()) {
     text += "  - runs recorded on a GPU, with all they printed there:\n";
-    for (const std::string& run : runs) text += wrap(run, "    ", "    ");
+    for (const std::string& run : runs) text += wrap_text(run, "    ", "    ");
   }
   if (steps.more_runs > 0)
     text += "    (" + std::to_string(steps.more_runs) + " more recorded beside " + (runs.size() == 1 ? "it" : "them") + ")\n";
   if (!steps.book_pages.empty()) {
     std::string pages;
     for (const std::string& page : steps.book_pages) pages += (pages.empty() ? "" : ", ") + page;
-    text += wrap(std::string(steps.book_pages.size() == 1 ? "the chapter" : "the chapters") + " in the book: " + pages +
+    text += wrap_text(std::string(steps.book_pages.size() == 1 ? "the chapter" : "the chapters") + " in the book: " + pages +
                      " (`make docs` renders the book, with the tables of those runs)",
                  "  - ", "    ");
   }
   // The notebook clones the repository on a hosted GPU: its link works even where this tree lacks it.
   const std::string notebook = steps.notebook.empty() ? kNotebook : steps.notebook;
-  text += wrap(std::string("a free hosted GPU, a T4 on Colab or Kaggle: ") +
+  text += wrap_text(std::string("a free hosted GPU, a T4 on Colab or Kaggle: ") +
                    (steps.notebook.empty() ? "the notebook" : notebook) + ", on Colab at " + colab_link(notebook),
                "  - ", "    ");
   return text;
 }
 
 void explain_no_gpu(const char* program, const std::string& why) {
-  std::string text = wrap(std::string(program) + ": no CUDA-capable GPU on this machine (" + why +
+  std::string text = wrap_text(std::string(program) + ": no CUDA-capable GPU on this machine (" + why +
                               "); the GPU run is skipped, exit status " + std::to_string(kExitNoGpu) + ".",
                           "", "  ");
   if (std::getenv("PMPP_TOUR") == nullptr)

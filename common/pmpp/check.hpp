@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pmpp/words.hpp"
+
 namespace pmpp {
 
 /// |got - want| <= abs + rel * |want|. The absolute part covers results near zero, where a relative
@@ -41,14 +43,12 @@ struct CheckResult {
     char line[160];
     if (checked == 0) return "FAIL: nothing was checked";
     if (ok()) {
-      std::snprintf(line, sizeof line, "PASS: %zu values, worst |error| %.3g at index %zu", checked,
-                    worst_error, worst_index);
-      return line;
+      std::snprintf(line, sizeof line, ", worst |error| %.3g at index %zu", worst_error, worst_index);
+      return "PASS: " + count_of(static_cast<long long>(checked), "value") + line;
     }
-    std::string text;
-    std::snprintf(line, sizeof line, "FAIL: %zu of %zu values differ; worst |error| %.3g at index %zu;",
-                  mismatches, checked, worst_error, worst_index);
-    text = line;
+    std::snprintf(line, sizeof line, "; worst |error| %.3g at index %zu;", worst_error, worst_index);
+    std::string text = "FAIL: " + std::to_string(mismatches) + " of " + count_of(static_cast<long long>(checked), "value") +
+                       (mismatches == 1 ? " differs" : " differ") + line;
     for (std::size_t i = 0; i < first_bad.size(); ++i) {
       std::snprintf(line, sizeof line, " [%zu] got %.9g want %.9g", first_bad[i], first_got[i], first_want[i]);
       text += line;

@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "pmpp/words.hpp"
+
 namespace pmpp {
 
 /// Bad command-line input or a bad input file: the program prints one line and exits with status 2.
@@ -80,6 +82,15 @@ class Cli {
     return *this;
   }
 
+  /// A file name (shown as FILE in --help).
+  Cli& file(std::string name, std::string& target, std::string help) {
+    add(std::move(name), "FILE", std::move(help), target, [&target](std::string_view flag, std::string_view text) {
+      if (text.empty()) throw UsageError(std::string(flag) + " needs a file name");
+      target = std::string(text);
+    });
+    return *this;
+  }
+
   /// A switch that takes no value.
   Cli& flag(std::string name, bool& target, std::string help) {
     entries_.push_back({std::move(name), "", std::move(help), "", [&target](std::string_view, std::string_view) { target = true; }});
@@ -116,17 +127,25 @@ class Cli {
     return true;
   }
 
+  /// The usage line, the summary and one entry per option, every line at most kTerminalWidth columns:
+  /// descriptions wrap under their own column, and one whose option is too long to leave room for it
+  /// starts on the next line.
   std::string help() const {
-    std::ostringstream out;
-    out << "usage: " << program_ << " [options]\n\n" << summary_ << "\n\noptions:\n";
-    for (const auto& e : entries_) {
-      std::string left = "  " + e.name + (e.meta.empty() ? "" : " " + e.meta);
-      out << left << std::string(left.size() < 30 ? 30 - left.size() : 1, ' ') << e.help;
-      if (!e.current.empty()) out << " (default " << e.current << ")";
-      out << '\n';
-    }
-    out << "  --help                      show this text\n";
-    return out.str();
+    constexpr std::size_t kDescriptionColumn = 30;
+    const std::string indent(kDescriptionColumn, ' ');
+    std::string out = "usage: " + program_ + " [options]\n\n";
+    std::istringstream paragraphs(summary_);  // a line break in the summary is kept
+    for (std::string paragraph; std::getline(paragraphs, paragraph);) out += wrap_text(paragraph);
+    out += "\noptions:\n";
+    auto entry = [&](const std::string& left, const std::string& description) {
+      if (left.size() + 1 > kDescriptionColumn) out += left + "\n" + wrap_text(description, indent, indent);
+      else out += wrap_text(description, left + std::string(kDescriptionColumn - left.size(), ' '), indent);
+    };
+    for (const auto& e : entries_)
+      entry("  " + e.name + (e.meta.empty() ? "" : " " + e.meta),
+            e.help + (e.current.empty() ? "" : " (default " + e.current + ")"));
+    entry("  --help", "show this text");
+    return out;
   }
 
  private:

@@ -10,6 +10,7 @@
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/next_steps.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp {
 
@@ -22,19 +23,24 @@ enum ExitStatus : int {
   kExitNoGpu = 77,        ///< no usable GPU: printed only what needs none (CTest reports "skipped")
 };
 
-/// Run @p body and turn exceptions into one line on stderr and the matching exit status.
+/// Run @p body and turn exceptions into a message on stderr and the matching exit status. A usage error
+/// is one line (tests hold programs to it); other errors, which can name a fix as long as a rebuild
+/// command, wrap at kTerminalWidth with a hanging indent.
 template <class Body>
 int guarded_main(const char* program, Body&& body) {
+  auto report = [program](const char* kind, const char* what) {
+    std::fputs(wrap_text(std::string(program) + ": " + kind + ": " + what, "", "  ").c_str(), stderr);
+  };
   try {
     return body();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s (try --help)\n", program, e.what());
     return kExitUsage;
   } catch (const CudaError& e) {
-    std::fprintf(stderr, "%s: CUDA error: %s\n", program, e.what());
+    report("CUDA error", e.what());
     return kExitRuntimeError;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    report("error", e.what());
     return kExitRuntimeError;
   }
 }

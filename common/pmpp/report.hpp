@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "pmpp/cli.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp {
 
@@ -50,10 +52,20 @@ struct Cell {
   static Cell none() { return Cell{"-"}; }
 };
 
+/// A table printed for a terminal: every line fits kWidth (100) columns by design.
+///
+/// When the columns at their natural widths are wider than that, the cells of text columns (those with
+/// a cell of several words that is not a number) are wrapped at word boundaries, the widest column
+/// first, each continuation line starting under its column; numbers, header labels and single words
+/// never wrap. A table that still does not fit with every text column as narrow as its longest word is
+/// printed in parts, one under the other: each part repeats the first column (the row's name) and takes
+/// as many of the next columns as fit, a group's columns together. Chapter code should not rely on
+/// that: a table made for the terminal (fewer, shorter columns, or two tables) reads better than one cut
+/// in parts. Notes wrap at kWidth with a hanging indent.
 class Table {
  public:
-  /// Notes longer than this are wrapped when printed.
-  static constexpr std::size_t kNoteWidth = 110;
+  /// The width every printed line fits in.
+  static constexpr std::size_t kWidth = kTerminalWidth;
 
   /// @throws std::logic_error for an empty or repeated column name (names are the rows' JSON keys).
   explicit Table(std::vector<std::string> columns) : columns_(std::move(columns)) {
@@ -75,63 +87,15 @@ class Table {
   const std::vector<std::vector<Cell>>& rows() const { return rows_; }
   const std::vector<std::string>& notes() const { return notes_; }
 
+  /// The table, its text cells wrapped (or, failing that, the table in parts) so that every line fits
+  /// kWidth columns, then its notes, wrapped.
   void print(std::ostream& out) const {
-    const std::size_t n = columns_.size();
-    std::vector<std::string> group(n), label(n);
-    bool grouped = false;
-    for (std::size_t c = 0; c < n; ++c) {
-      const std::size_t colon = columns_[c].find(": ");
-      if (colon == std::string::npos) {
-        label[c] = columns_[c];
-      } else {
-        group[c] = columns_[c].substr(0, colon);
-        label[c] = columns_[c].substr(colon + 2);
-        grouped = true;
-      }
+    const std::vector<std::vector<std::size_t>> parts = parts_that_fit();
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      if (p) out << '\n';
+      print_layout(out, layout(parts[p]));
     }
-    std::vector<std::size_t> width(n);
-    for (std::size_t c = 0; c < n; ++c) {
-      width[c] = label[c].size();
-      for (const auto& row : rows_) width[c] = std::max(width[c], row[c].text.size());
-    }
-    // A group's name sits over its first column and may span the group: widen the group's last column
-    // if the name is longer than the columns under it.
-    std::vector<bool> starts_group(n, false);
-    for (std::size_t c = 0; c < n;) {
-      std::size_t end = c + 1;
-      while (!group[c].empty() && end < n && group[end] == group[c]) ++end;
-      starts_group[c] = !group[c].empty();
-      std::size_t span = 2 * (end - c - 1);
-      for (std::size_t k = c; k < end; ++k) span += width[k];
-      if (group[c].size() > span) width[end - 1] += group[c].size() - span;
-      c = end;
-    }
-    auto line = [&](auto&& text_of) {
-      std::string s;
-      for (std::size_t c = 0; c < n; ++c) {
-        std::string t = text_of(c);
-        s += (c ? "  " : "") + t + std::string(t.size() < width[c] ? width[c] - t.size() : 0, ' ');
-      }
-      while (!s.empty() && s.back() == ' ') s.pop_back();
-      out << s << '\n';
-    };
-    if (grouped) {
-      std::string s;
-      std::size_t column_start = 0;
-      for (std::size_t c = 0; c < n; ++c) {
-        if (starts_group[c]) {
-          if (s.size() < column_start) s.append(column_start - s.size(), ' ');
-          else if (!s.empty()) s += ' ';
-          s += group[c];
-        }
-        column_start += width[c] + 2;
-      }
-      out << s << '\n';
-    }
-    line([&](std::size_t c) { return label[c]; });
-    line([&](std::size_t c) { return std::string(width[c], '-'); });
-    for (const auto& row : rows_) line([&](std::size_t c) { return row[c].text; });
-    for (const auto& note : notes_) print_wrapped(out, note);
+    for (const auto& note : notes_) out << wrap_text(note, "", std::string(hanging_indent(note), ' '), kWidth);
   }
 
   /// {"columns": [...], "rows": [{column: value}], "printed": [[text]], "notes": [...]}: each value at
@@ -144,9 +108,7 @@ class Table {
       for (std::size_t c = 0; c < columns_.size(); ++c) {
         out << (c ? ", " : "") << quote(columns_[c]) << ": ";
         if (rows_[r][c].number) {
-          char buf[64];
-          std::snprintf(buf, sizeof buf, "%.9g", *rows_[r][c].number);
-          out << buf;
+          out << json_number(*rows_[r][c].number);
         } else {
           out << quote(rows_[r][c].text);
         }
@@ -165,6 +127,16 @@ class Table {
     return out.str();
   }
 
+  /// @p value in the fewest significant digits (at least 9) that read back as the same double: short
+  /// for the measurements, exact for counts such as 2MNK = 137438953472.
+  static std::string json_number(double value) {
+    char buf[64];
+    for (int digits = 9; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+      if (std::strtod(buf, nullptr) == value) break;
+    }
+    return buf;
+  }
   static std::string quote(const std::string& s) {
     std::string q = "\"";
     for (char ch : s) {
@@ -182,23 +154,176 @@ class Table {
   }
 
  private:
-  /// A note wrapped at kNoteWidth; continuation lines are indented under the text of a "(a) " or
-  /// "- " note.
-  static void print_wrapped(std::ostream& out, const std::string& note) {
-    std::size_t indent = 0;
-    if (note.rfind("- ", 0) == 0) indent = 2;
-    else if (note.size() > 3 && note[0] == '(' && note[2] == ')' && note[3] == ' ') indent = 4;
-    std::istringstream words(note);
-    std::string line;
-    for (std::string word; words >> word;) {
-      if (!line.empty() && line.size() + 1 + word.size() > kNoteWidth) {
-        out << line << '\n';
-        line = std::string(indent, ' ') + word;
-      } else {
-        line += (line.empty() ? "" : " ") + word;
-      }
+  /// The columns of one printed part (indices into columns_) and how wide each prints.
+  struct Layout {
+    std::vector<std::size_t> columns;
+    std::vector<std::string> group, label;  ///< "group: label" split; group empty when there is none
+    std::vector<std::size_t> width;
+    bool grouped = false;
+  };
+
+  /// A group's name sits over its first column and may span the group: @p width with the group's last
+  /// column widened where the name is longer than the columns under it.
+  static std::vector<std::size_t> widen_for_groups(const Layout& l, std::vector<std::size_t> width) {
+    const std::size_t n = width.size();
+    for (std::size_t c = 0; c < n;) {
+      std::size_t end = c + 1;
+      while (!l.group[c].empty() && end < n && l.group[end] == l.group[c]) ++end;
+      std::size_t span = 2 * (end - c - 1);
+      for (std::size_t k = c; k < end; ++k) span += width[k];
+      if (l.group[c].size() > span) width[end - 1] += l.group[c].size() - span;
+      c = end;
     }
-    out << line << '\n';
+    return width;
+  }
+  static std::size_t total_width(const std::vector<std::size_t>& width) {
+    std::size_t total = width.empty() ? 0 : 2 * (width.size() - 1);
+    for (std::size_t w : width) total += w;
+    return total;
+  }
+  static std::size_t longest_word(const std::string& text) {
+    std::size_t longest = 0, run = 0;
+    for (char ch : text) {
+      run = ch == ' ' ? 0 : run + 1;
+      longest = std::max(longest, run);
+    }
+    return longest;
+  }
+
+  /// Natural widths (the widest cell or label of each column) and the least each column may take:
+  /// a text column its longest word, label or number; any other column its natural width.
+  void measure(const Layout& l, std::vector<std::size_t>& natural, std::vector<std::size_t>& least,
+               std::vector<bool>& wraps) const {
+    const std::size_t n = l.columns.size();
+    natural.assign(n, 0);
+    least.assign(n, 0);
+    wraps.assign(n, false);
+    for (std::size_t c = 0; c < n; ++c) {
+      natural[c] = least[c] = l.label[c].size();
+      for (const auto& row : rows_) {
+        const Cell& cell = row[l.columns[c]];
+        natural[c] = std::max(natural[c], cell.text.size());
+        const bool words = !cell.number && cell.text.find(' ') != std::string::npos;
+        wraps[c] = wraps[c] || words;
+        least[c] = std::max(least[c], words ? longest_word(cell.text) : cell.text.size());
+      }
+      if (!wraps[c]) least[c] = natural[c];
+    }
+  }
+
+  Layout split_names(const std::vector<std::size_t>& columns) const {
+    Layout l;
+    l.columns = columns;
+    for (std::size_t c : columns) {
+      const std::size_t colon = columns_[c].find(": ");
+      l.group.push_back(colon == std::string::npos ? "" : columns_[c].substr(0, colon));
+      l.label.push_back(colon == std::string::npos ? columns_[c] : columns_[c].substr(colon + 2));
+      l.grouped = l.grouped || colon != std::string::npos;
+    }
+    return l;
+  }
+
+  /// The least width @p columns print in, every text column wrapped to its longest word.
+  std::size_t least_width(const std::vector<std::size_t>& columns) const {
+    const Layout l = split_names(columns);
+    std::vector<std::size_t> natural, least;
+    std::vector<bool> wraps;
+    measure(l, natural, least, wraps);
+    return total_width(widen_for_groups(l, least));
+  }
+
+  /// All columns in one part when they fit; else parts that each repeat the first column and take as
+  /// many of the next as fit (a group's columns stay together), so that no line is wider than kWidth.
+  std::vector<std::vector<std::size_t>> parts_that_fit() const {
+    std::vector<std::size_t> all(columns_.size());
+    for (std::size_t c = 0; c < all.size(); ++c) all[c] = c;
+    if (all.size() < 2 || least_width(all) <= kWidth) return {all};
+    const Layout names = split_names(all);
+    std::vector<std::vector<std::size_t>> parts{{0}};
+    for (std::size_t c = 1; c < all.size();) {
+      std::size_t end = c + 1;  // the group that starts at c, or c alone
+      while (!names.group[c].empty() && end < all.size() && names.group[end] == names.group[c]) ++end;
+      std::vector<std::size_t> wider = parts.back();
+      for (std::size_t k = c; k < end; ++k) wider.push_back(k);
+      if (parts.back().size() > 1 && least_width(wider) > kWidth) {
+        parts.push_back({0});
+        for (std::size_t k = c; k < end; ++k) parts.back().push_back(k);
+      } else {
+        parts.back() = wider;
+      }
+      c = end;
+    }
+    return parts;
+  }
+
+  /// Widths for @p columns: natural where they fit, else the widest text column narrowed first, one
+  /// character at a time, until the line fits or every text column is down to its longest word.
+  Layout layout(const std::vector<std::size_t>& columns) const {
+    Layout l = split_names(columns);
+    std::vector<std::size_t> natural, least;
+    std::vector<bool> wraps;
+    measure(l, natural, least, wraps);
+    std::vector<std::size_t> width = natural;
+    while (total_width(widen_for_groups(l, width)) > kWidth) {
+      std::size_t widest = width.size();
+      for (std::size_t c = 0; c < width.size(); ++c)
+        if (wraps[c] && width[c] > least[c] && (widest == width.size() || width[c] > width[widest])) widest = c;
+      if (widest == width.size()) break;  // as narrow as it gets (only a one-part table can end here)
+      --width[widest];
+    }
+    l.width = widen_for_groups(l, width);
+    return l;
+  }
+
+  void print_layout(std::ostream& out, const Layout& l) const {
+    const std::size_t n = l.columns.size();
+    // One row of cells, each wrapped to its column's width: as many lines as its tallest cell.
+    auto print_row = [&](const std::vector<std::string>& texts) {
+      std::vector<std::vector<std::string>> cell_lines(n);
+      std::size_t height = 1;
+      for (std::size_t c = 0; c < n; ++c) {
+        cell_lines[c] = texts[c].size() > l.width[c] ? wrap_lines(texts[c], l.width[c]) : std::vector<std::string>{texts[c]};
+        height = std::max(height, cell_lines[c].size());
+      }
+      for (std::size_t h = 0; h < height; ++h) {
+        std::string s;
+        for (std::size_t c = 0; c < n; ++c) {
+          const std::string t = h < cell_lines[c].size() ? cell_lines[c][h] : "";
+          s += (c ? "  " : "") + t + std::string(t.size() < l.width[c] ? l.width[c] - t.size() : 0, ' ');
+        }
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+        out << s << '\n';
+      }
+    };
+    if (l.grouped) {
+      std::string s;
+      std::size_t column_start = 0;
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!l.group[c].empty() && (c == 0 || l.group[c - 1] != l.group[c])) {
+          if (s.size() < column_start) s.append(column_start - s.size(), ' ');
+          else if (!s.empty()) s += ' ';
+          s += l.group[c];
+        }
+        column_start += l.width[c] + 2;
+      }
+      out << s << '\n';
+    }
+    print_row(l.label);
+    std::vector<std::string> dashes;
+    for (std::size_t w : l.width) dashes.push_back(std::string(w, '-'));
+    print_row(dashes);
+    for (const auto& row : rows_) {
+      std::vector<std::string> texts;
+      for (std::size_t c : l.columns) texts.push_back(row[c].text);
+      print_row(texts);
+    }
+  }
+
+  /// Continuation lines of a note start under its text: after "(a) " or "- ", else two columns in.
+  static std::size_t hanging_indent(const std::string& note) {
+    if (note.rfind("- ", 0) == 0) return 2;
+    if (note.size() > 3 && note[0] == '(' && note[2] == ')' && note[3] == ' ') return 4;
+    return 2;
   }
 
   std::vector<std::string> columns_;

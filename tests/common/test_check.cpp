@@ -50,3 +50,11 @@ TEST_CASE("compare passes equal data and fails on length mismatch or nothing che
   CHECK_FALSE(compare(a, std::vector<float>{1, 2}, {1, 1}).ok());
   CHECK_FALSE(compare(std::vector<float>{}, std::vector<float>{}, {}).ok());
 }
+
+TEST_CASE("the summary counts values in words: 1 value, 2 values", "[check]") {
+  const std::vector<float> one{1}, two{1, 2};
+  CHECK(compare(one, one, Tolerance::exact()).summary().rfind("PASS: 1 value, ", 0) == 0);
+  CHECK(compare(two, two, Tolerance::exact()).summary().rfind("PASS: 2 values, ", 0) == 0);
+  CHECK(compare(std::vector<float>{0}, one, Tolerance::exact()).summary().rfind("FAIL: 1 of 1 value differs;", 0) == 0);
+  CHECK(compare(std::vector<float>{0, 0}, two, Tolerance::exact()).summary().rfind("FAIL: 2 of 2 values differ;", 0) == 0);
+}
