@@ -12,11 +12,10 @@
 //              Global loads are float4 (16 bytes per lane, whole 32-byte sectors per pair of lanes)
 //              and the next slice is loaded into registers while the current one is being used
 //              (double-buffered shared memory, one barrier per slice).
-// Limitation:  the schedulers, not memory: at 4096^3 on an H100 Nsight Compute finds the FMA pipe busy
-//              63% of the time and issue slots used 75%, with DRAM at 4% of its peak. Each thread's
-//              8 x 8 results take 4 shared-memory reads per 64 multiply-adds, and the lanes of a warp
-//              read 16 different float4s of Bs, two wavefronts. Stage 04 arranges the threads by warp
-//              and doubles the results per thread.
+// Limitation:  the schedulers, not memory: DRAM is nearly idle, and the FMA pipe waits on the other
+//              instructions. Each thread's 8 x 8 results take 4 shared-memory reads per 64
+//              multiply-adds, and the lanes of a warp read 16 different float4s of Bs, two wavefronts.
+//              Stage 04 arranges the threads by warp and doubles the results per thread.
 // Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: the float4 path is taken when
 //              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned; otherwise the same kernel is
 //              compiled with scalar, bounds-checked loads and stores.

@@ -6,30 +6,15 @@
 //              8 across, and each lane computes 16 x 8 results: 4 x 2 blocks of 4 x 4, the blocks of
 //              neighbouring lanes side by side. For every k a lane reads 4 float4s of A and 2 of B from
 //              shared memory and performs 128 multiply-adds.
-// Changed:     - twice stage 03's results per thread (128 accumulators in registers): 6 shared-memory reads
-//                per 128 multiply-adds instead of 4 per 64. It takes about 240 registers, so one block
-//                of 8 warps fills an SM, as in cuBLAS's own FP32 kernel for this size;
-//              - the lanes are laid out by warp: for each float4 it reads, a warp touches only 8
-//                neighbouring float4s of Bs (128 bytes) or 4 of As, each shared by several lanes
-//                (broadcasts): one shared-memory wavefront per read;
-//              - K slices of 16 instead of 8: half as many barriers per multiply-add;
-//              - the lane's A and B values for step k + 1 are read while step k's multiply-adds run.
-//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 03 3.404 ms (78.3%
-//              of cuBLAS), this stage 3.061 ms (44.9 TFLOP/s, 87.1%), cuBLAS 2.665 ms (51.6 TFLOP/s,
-//              no TF32). Where N or K is not a multiple of 4 the scalar path is slower: 68% of cuBLAS at
-//              4093 x 4099 x 4097.
-// Limitation:  what is left is instruction issue, and not the number of instructions: by Nsight
-//              Compute's counters this kernel and cuBLAS's execute the same number of instructions (issue
-//              rate times time agree within 0.1%), 89% and 88% of them FMAs, but this kernel's
-//              schedulers issue in 79% of cycles and cuBLAS's in 90% (FMA pipe 70% against 80%; see
-//              profile/recorded/). With two warps per scheduler every stall shows, and the stalls here
-//              ("dispatch", "wait": register-bank and dependency hazards) are decided by the compiler's
-//              register allocation and instruction order, which cuBLAS's hand-scheduled code controls and
-//              CUDA C does not. Variants measured on the H100 and no faster: 128 x 128 tiles (8 x 8 and
-//              8 x 16 per lane, 1 or 2 blocks per SM), 256 x 128 tiles, slices of 8, the next slice
-//              staged in two halves, other lane layouts and orders of the multiply-adds, and the same
-//              kernel compiled by CUDA 12.4. What did help is a different way of copying: cp.async
-//              straight into shared memory, no staging registers, and with them slices of 32 (stage 05).
+// Changed:     twice stage 03's results per thread (128 accumulators, about 230 registers, so one block
+//              fills an SM): 6 shared-memory reads per 128 multiply-adds instead of 4 per 64. Laid out
+//              by warp, the lanes' float4 reads touch only 4 (As) or 8 (Bs) neighbouring float4s, each
+//              shared by several lanes: one wavefront per read. Slices of 16 halve the barriers per
+//              multiply-add, and a lane reads step k + 1's values while step k's multiply-adds run.
+// Limitation:  instruction issue: with two warps per scheduler every stall shows, and the stalls come
+//              from register allocation and instruction order, which CUDA C leaves to the compiler. The
+//              next slice also passes through 24 staging registers, which keep the slices at 16; stage
+//              05 copies it with cp.async, straight into shared memory.
 // Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: float4 loads and stores when
 //              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned (float4_operands); otherwise the
 //              same kernel compiled with scalar, bounds-checked accesses.

@@ -1,64 +1,28 @@
 // =================================================================================================
 // Stage 05: asynchronous copies into double-buffered shared memory (beyond the text)
 //
-// What it is:  stage 04's block and warp tiling (128 x 256 tiles, 8 warps of 64 x 64, 16 x 8 results
-//              per lane), fed differently: each K slice goes from global to shared memory with cp.async,
-//              a copy that does not pass through the thread's registers, into one of two shared
-//              buffers. While the block multiplies slice s out of one buffer, slice s + 1 is landing in
-//              the other; one barrier per slice both publishes the new slice and frees the old buffer.
-// Changed:     - stage 04 staged the next slice in registers (loaded during the multiply-adds, stored to
-//                shared memory after them); those 24 registers were part of what capped its slices at
-//                16 values of k. With no staging registers, slices of 32 fit: half the barriers, and
-//                twice the multiply-adds between one copy and the next;
-//              - A's slice keeps global memory's layout, k-contiguous (cp.async copies bytes, it cannot
-//                transpose as stage 04's stores did). A lane reads a float4 of four k-steps of one row
-//                and uses it for four steps. The 16-byte chunks of row m sit at position
-//                q ^ ((m / 4) % 4): the 4 rows a warp reads at once then start in different banks;
-//                without the swizzle they are a multiple of 128 bytes apart, a 4-way bank conflict;
-//              - no bounds test in the loop: rows of A past M and columns of B past N are read as
-//                copies of the last ones (their results are never stored), and when K is not a
-//                multiple of 32 the short slice is the first one, its missing k filled with zeros by
-//                copies made before the loop. Testing every copy instead cost 2% at 4096^3;
-//              - a thread copies the same column of the same rows of every slice, so its sources are
-//                two pointers that step by a fixed stride, with no index arithmetic per copy. That
-//                matters most for 4-byte copies, four times as many: at 4093 x 4099 x 4097 computing
-//                each copy's address from its index took 5.19 ms, the fixed plan 4.52 ms;
-//              - each lane adds its 16 x 8 products row by row, every other row right to left, so that
-//                consecutive multiply-adds share an operand: in a probe of this kernel, 2.92 ms against
-//                3.17 ms for all rows left to right.
-//              Measured at 4096^3 on an H100 (L2 evicted, medians, one run): stage 04 3.036 ms (86.9% of
-//              cuBLAS), this stage 2.845 ms (48.3 TFLOP/s, 92.7%), cuBLAS 2.638 ms (52.1 TFLOP/s, no
-//              TF32). Slices of 16, what a GPU with 64 KB of shared memory per block gets, ran 4% slower.
-// Limitation:  instruction issue again (Nsight Compute, profile/recorded/): 93% of the instructions are
-//              FMAs (cuBLAS: 89%), but the schedulers issue in 80% of cycles against cuBLAS's 90%, so the
-//              FMA pipe is busy 74% of the time against 80%. With two warps per scheduler, a cycle is lost
-//              whenever both wait at once: at the barrier that ends each slice, or on shared memory.
-//              Copies and barrier together cost about 5%: a probe of this loop with the copies removed
-//              (every slice reusing the first: a bound, not a result) ran at 2.74 ms, 97% of cuBLAS.
-//              Not faster on the H100: slices of 16 in 2 to 5 buffers, slices of 32 in 3 buffers, slices
-//              of 64 (registers spill), 256 x 128 tiles, launching the blocks in groups of rows that
-//              share B in L2. Where N or K is not a multiple of 4 every copy moves one float from an
-//              address that is not 16-byte aligned, which Nsight Compute counts as shared-memory bank
-//              conflicts of the copies (35 million at 4093 x 4099 x 4097, none on the float4 path). With
-//              only K odd (4096 x 4096 x 4097) the stage keeps 88% of cuBLAS. At 4093 x 4099 x 4097 it
-//              ran at 63% (4.54 ms), stage 04 at 67%, stage 03 at 88%: 4099 columns take 17 tiles of
-//              256, so the grid has 544 blocks for 132 SMs that hold one each, 4.1 rounds of blocks
-//              of which the fifth keeps 16 SMs busy; stage 03's 1056 blocks of 128 x 128, two per SM, make
-//              exactly 4 rounds. Tensor cores (TF32, wgmma) are the step after this one, and a
-//              different arithmetic.
-// Preconditions: 1 <= M, N, K <= MAX_DIM. Any sizes and alignments: 16-byte copies and float4 stores when
-//              N % 4 == 0, K % 4 == 0 and A, B, C are 16-byte aligned (float4_operands); otherwise the
-//              same kernel compiled with 4-byte copies and scalar stores. Two slices of 32 take 96 KB of
-//              shared memory; on a GPU that gives a block less (compute capability 7.5: 64 KB) the stage
-//              uses slices of 16 (48 KB). cp.async needs compute capability 8.0; compiled for 7.5 the
-//              copies are ordinary loads and stores.
+// What it is:  stage 04's tiling (128 x 256 block tiles, 8 warps of 64 x 64, 16 x 8 results per lane)
+//              fed by cp.async: each K slice goes from global to shared memory without passing through
+//              registers, into one of two buffers. While slice s is multiplied out of one, slice s + 1
+//              lands in the other; one barrier per slice publishes the new slice and frees the old one.
+// Changed:     no staging registers, so slices of 32 fit (half of stage 04's barriers). A's slice keeps
+//              global memory's layout, k along a row (cp.async copies bytes, it cannot transpose); its
+//              16-byte chunks are swizzled so that the 4 rows a warp reads at once start in different
+//              banks. The loop's copies test nothing: rows past M and columns past N repeat the last
+//              ones, and a short slice comes first, zero-filled by the copies made before the loop.
+// Limitation:  instruction issue, as in stage 04: with two warps per scheduler, a cycle is lost whenever
+//              both wait at once, at the barrier that ends each slice or on shared memory. Tensor cores
+//              (TF32) are the step after this one, and a different arithmetic.
+// Preconditions: 1 <= M, N, K <= MAX_DIM, any sizes and alignments: 16-byte copies and float4 stores when
+//              float4_operands, else 4-byte copies and scalar stores. Two slices of 32 take 96 KB of
+//              shared memory; where a block may have less (compute capability 7.5: 64 KB) the slices
+//              are 16 (48 KB). Compiled for 7.5, which has no cp.async, the copies are loads and stores.
 // =================================================================================================
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "ch05_matmul/async_copy.cuh"
 #include "ch05_matmul/matmul.hpp"
@@ -71,6 +35,13 @@ namespace pmpp::ch05 {
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
+/// Where element (m, k) of an A slice lives in shared memory: row m holds TILE_K floats, its 16-byte
+/// chunks (k-quads) in the order q ^ ((m / 4) % 4).
+template <int TILE_K>
+__device__ __forceinline__ int a_slot(int m, int k) {
+  return m * TILE_K + (((k / 4) ^ ((m / 4) % 4)) * 4) + k % 4;
+}
+
 /// Component K of a float4, chosen at compile time (so that the float4 stays in registers).
 template <int K>
 __device__ __forceinline__ float component(const float4& v) {
@@ -80,12 +51,49 @@ __device__ __forceinline__ float component(const float4& v) {
   else return v.w;
 }
 
-/// Where element (m, k) of an A slice lives in shared memory: row m holds TILE_K floats, its 16-byte
-/// chunks (k-quads) in the order q ^ ((m / 4) % 4).
-template <int TILE_K>
-__device__ __forceinline__ int a_slot(int m, int k) {
-  return m * TILE_K + (((k / 4) ^ ((m / 4) % 4)) * 4) + k % 4;
+/// One k-step of a lane's multiply-adds: its LANE_N values of the B slice's row bRow times component KK
+/// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, every other
+/// one right to left, so that consecutive multiply-adds share their b operand.
+template <class G, int KK>
+__device__ __forceinline__ void multiply_step(const float4 (&a)[G::LANE_M], const float* bRow, int laneCol,
+                                              float (&acc)[G::LANE_M][G::LANE_N]) {
+  float b[G::LANE_N];
+#pragma unroll
+  for (int j = 0; j < G::N_ITER; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(&bRow[laneCol + j * 4 * G::LANES_N]);
+    b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
+  }
+#pragma unroll
+  for (int i = 0; i < G::LANE_M; ++i)
+#pragma unroll
+    for (int jj = 0; jj < G::LANE_N; ++jj) {
+      const int j = i % 2 == 0 ? jj : G::LANE_N - 1 - jj;
+      acc[i][j] += component<KK>(a[i]) * b[j];
+    }
 }
+
+//! [multiply_slice]
+/// Multiply-add the slice in the buffers as and bs into the lane's results, four k-steps at a time: a
+/// float4 of each of the lane's LANE_M rows of A holds its four values of k. @p swizzle: the chunk
+/// order of those rows (all the same, see a_slot).
+template <class G>
+__device__ __forceinline__ void multiply_slice(const float* as, const float* bs, int laneRow, int laneCol, int swizzle,
+                                               float (&acc)[G::LANE_M][G::LANE_N]) {
+#pragma unroll
+  for (int q = 0; q < G::TILE_K / 4; ++q) {
+    float4 a[G::LANE_M];
+#pragma unroll
+    for (int i = 0; i < G::LANE_M; ++i) {
+      const int m = laneRow + (i / 4) * 4 * G::LANES_M + i % 4;
+      a[i] = *reinterpret_cast<const float4*>(&as[m * G::TILE_K + (q ^ swizzle) * 4]);
+    }
+    multiply_step<G, 0>(a, bs + (4 * q + 0) * G::TILE_N, laneCol, acc);
+    multiply_step<G, 1>(a, bs + (4 * q + 1) * G::TILE_N, laneCol, acc);
+    multiply_step<G, 2>(a, bs + (4 * q + 2) * G::TILE_N, laneCol, acc);
+    multiply_step<G, 3>(a, bs + (4 * q + 3) * G::TILE_N, laneCol, acc);
+  }
+}
+//! [multiply_slice]
 
 template <class Shape, bool VECTOR_IO>
 __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_BLOCKS)
@@ -93,7 +101,7 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
                              int N, int K) {
   using G = WarpTileGeometry<Shape>;
   constexpr int TILE_M = G::TILE_M, TILE_N = G::TILE_N, TILE_K = G::TILE_K, STAGES = Shape::STAGES;
-  constexpr int LANE_M = G::LANE_M, LANE_N = G::LANE_N, THREADS = G::THREADS;
+  constexpr int THREADS = G::THREADS;
   static_assert(TILE_K % 16 == 0, "a row of an A slice holds at least 4 k-quads, so q ^ 0..3 stays in the row");
   static_assert(G::LANES_M % 4 == 0, "the rows a lane reads are 4 * LANES_M apart: all have the same swizzle");
   static_assert(STAGES >= 2, "a slice lands in one buffer while another is read");
@@ -107,13 +115,12 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
   const int laneRow = G::lane_row(warp, lane), laneCol = G::lane_col(warp, lane);
   const int swizzle = (laneRow / 4) % 4;  // of every A row this lane reads
 
-  constexpr int VEC = VECTOR_IO ? 4 : 1;  // floats per copy
   //! [copy_slice]
   // Each thread copies the same column of the same rows of every slice: of A, column aCol of rows
   // aRow0, aRow0 + A_ROW_STEP, ...; of B, column bCol of rows bRow0, bRow0 + B_ROW_STEP, ... So its
   // sources are two pointers that step by a fixed stride from copy to copy, with no index arithmetic
-  // per copy. Consecutive threads take consecutive chunks of a row, so a warp's reads are whole
-  // 128-byte lines.
+  // per copy. Consecutive threads take consecutive chunks of a row: a warp reads whole 128-byte lines.
+  constexpr int VEC = VECTOR_IO ? 4 : 1;  // floats per copy
   constexpr int A_CHUNKS = TILE_K / VEC, A_ROW_STEP = THREADS / A_CHUNKS, A_COPIES = TILE_M / A_ROW_STEP;
   constexpr int B_CHUNKS = TILE_N / VEC, B_ROW_STEP = THREADS / B_CHUNKS, B_COPIES = TILE_K / B_ROW_STEP;
   static_assert(THREADS % A_CHUNKS == 0 && THREADS % B_CHUNKS == 0, "a thread copies one column of its rows");
@@ -127,71 +134,48 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
   const float* const bFirst = B + static_cast<std::int64_t>(bRow0) * N + min(blockCol + bCol, N - VEC);
   const std::int64_t aStride = static_cast<std::int64_t>(A_ROW_STEP) * K, bStride = static_cast<std::int64_t>(B_ROW_STEP) * N;
 
-  // Issue the copies of the slice starting at k0 into buffer `stage`. No test in the loop's copies:
-  // only the first slice can reach before k = 0 (see the slice loop), where FIRST copies write zeros.
-  auto copySlice = [&](int k0, int stage, auto first) {
-    constexpr bool FIRST = decltype(first)::value;
+  // Issue the copies of the slice that starts at k0 >= 0 into buffer `stage`: every source is inside
+  // the matrices, so no copy is tested.
+  auto copySlice = [&](int k0, int stage) {
     float* const as = As + stage * TILE_M * TILE_K;
     float* const bs = Bs + stage * TILE_K * TILE_N;
-    // In the FIRST slice k0 may be negative: a copy of a k before 0 reads nothing, and its source is
-    // the matrix's start; the others' sources are computed from k0 (once, so their cost does not
-    // matter), never an address outside the matrix.
-    const float* a = aFirst + (FIRST ? 0 : k0);
-    const float* b = bFirst + static_cast<std::int64_t>(FIRST ? 0 : k0) * N;
+    const float* a = aFirst + k0;
+    const float* b = bFirst + static_cast<std::int64_t>(k0) * N;
 #pragma unroll
     for (int l = 0; l < A_COPIES; ++l) {
-      const bool inside = !FIRST || k0 + aCol >= 0;
-      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], FIRST ? (inside ? a + k0 : A) : a, inside);
+      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], a, true);
+      if (l + 1 < aRowsInside) a += aStride;
+    }
+#pragma unroll
+    for (int l = 0; l < B_COPIES; ++l) {
+      copy_async<4 * VEC>(&bs[(bRow0 + l * B_ROW_STEP) * TILE_N + bCol], b, true);
+      if (l + 1 < B_COPIES) b += bStride;
+    }
+  };
+  //! [copy_slice]
+  // The same for a slice copied before the loop, which may start before k = 0 (k0 > -TILE_K): a copy
+  // of a k before 0 writes zeros and reads nothing, its source the matrix's start. The other sources
+  // are computed from k0 copy by copy, which costs little once per block, and never leave the matrix.
+  auto copyFirstSlice = [&](int k0, int stage) {
+    float* const as = As + stage * TILE_M * TILE_K;
+    float* const bs = Bs + stage * TILE_K * TILE_N;
+    const float* a = aFirst;
+#pragma unroll
+    for (int l = 0; l < A_COPIES; ++l) {
+      const bool inside = k0 + aCol >= 0;
+      copy_async<4 * VEC>(&as[a_slot<TILE_K>(aRow0 + l * A_ROW_STEP, aCol)], inside ? a + k0 : A, inside);
       if (l + 1 < aRowsInside) a += aStride;
     }
 #pragma unroll
     for (int l = 0; l < B_COPIES; ++l) {
       const int k = bRow0 + l * B_ROW_STEP;
-      const bool inside = !FIRST || k0 + k >= 0;
-      const float* firstSrc = inside ? bFirst + static_cast<std::int64_t>(k0 + l * B_ROW_STEP) * N : B;
-      copy_async<4 * VEC>(&bs[k * TILE_N + bCol], FIRST ? firstSrc : b, inside);
-      if (!FIRST && l + 1 < B_COPIES) b += bStride;
-    }
-  };
-  //! [copy_slice]
-
-  float acc[LANE_M][LANE_N] = {};
-  // Multiply-add the slice in buffer `stage`, four k-steps at a time: a float4 of each of the lane's
-  // LANE_M rows of A holds its four values of k.
-  auto multiplySlice = [&](int stage) {
-    const float* const as = As + stage * TILE_M * TILE_K;
-    const float* const bs = Bs + stage * TILE_K * TILE_N;
-#pragma unroll
-    for (int q = 0; q < TILE_K / 4; ++q) {
-      float4 a[LANE_M];
-#pragma unroll
-      for (int i = 0; i < LANE_M; ++i) {
-        const int m = laneRow + (i / 4) * 4 * G::LANES_M + i % 4;
-        a[i] = *reinterpret_cast<const float4*>(&as[m * TILE_K + (q ^ swizzle) * 4]);
-      }
-      auto step = [&](auto kk) {  // k = 4q + kk
-        constexpr int KK = decltype(kk)::value;
-        float b[LANE_N];
-#pragma unroll
-        for (int j = 0; j < G::N_ITER; ++j) {
-          const float4 v = *reinterpret_cast<const float4*>(&bs[(4 * q + KK) * TILE_N + laneCol + j * 4 * G::LANES_N]);
-          b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
-        }
-#pragma unroll
-        for (int i = 0; i < LANE_M; ++i)
-#pragma unroll
-          for (int jj = 0; jj < LANE_N; ++jj) {
-            const int j = i % 2 == 0 ? jj : LANE_N - 1 - jj;  // serpentine: b[j] is used twice in a row
-            acc[i][j] += component<KK>(a[i]) * b[j];
-          }
-      };
-      step(std::integral_constant<int, 0>{});
-      step(std::integral_constant<int, 1>{});
-      step(std::integral_constant<int, 2>{});
-      step(std::integral_constant<int, 3>{});
+      const bool inside = k0 + k >= 0;
+      const float* const src = inside ? bFirst + static_cast<std::int64_t>(k0 + l * B_ROW_STEP) * N : B;
+      copy_async<4 * VEC>(&bs[k * TILE_N + bCol], src, inside);
     }
   };
 
+  float acc[G::LANE_M][G::LANE_N] = {};
   //! [slice_loop]
   // Slices start at kStart = K - slices * TILE_K (between -TILE_K and 0): when K is not a multiple of
   // TILE_K the short slice comes first, padded with zeros before k = 0, and copied (with that test)
@@ -199,16 +183,17 @@ __global__ void __launch_bounds__(WarpTileGeometry<Shape>::THREADS, Shape::MIN_B
   const int slices = ceil_div(K, TILE_K), kStart = K - slices * TILE_K;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {  // the first STAGES - 1 slices in flight
-    if (s < slices) copySlice(kStart + s * TILE_K, s, std::true_type{});
+    if (s < slices) copyFirstSlice(kStart + s * TILE_K, s);
     copy_async_commit();
   }
   for (int s = 0; s < slices; ++s) {
     copy_async_wait<STAGES - 2>();  // this thread's copies of slice s have landed...
     __syncthreads();                // ...and everyone's; and everyone is done with slice s - 1's buffer
     const int next = s + STAGES - 1;
-    if (next < slices) copySlice(kStart + next * TILE_K, next % STAGES, std::false_type{});  // slice s - 1's buffer
+    if (next < slices) copySlice(kStart + next * TILE_K, next % STAGES);  // into slice s - 1's buffer
     copy_async_commit();  // an empty group at the end keeps the count the wait relies on
-    multiplySlice(s % STAGES);
+    const int cur = s % STAGES;
+    multiply_slice<G>(As + cur * TILE_M * TILE_K, Bs + cur * TILE_K * TILE_N, laneRow, laneCol, swizzle, acc);
   }
   //! [slice_loop]
 

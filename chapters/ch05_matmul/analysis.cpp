@@ -90,9 +90,9 @@ std::vector<WarpAccess> register_tiled_warp_accesses(int, int N, int K) {
     };
   // Otherwise each float4 becomes four scalar accesses; the first of the four stands for all.
   return {
-      warp_access("A load", "A[aRow*K + k0 + aK + j], j = 0..3 (scalar: N or K % 4 != 0)", 4, a_first),
-      warp_access("B load", "B[(k0 + bK)*N + bCol + j], j = 0..3 (scalar)", 4, b_first),
-      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+      warp_access("A load", "A[aRow*K + k0 + aK + j] (scalar)", 4, a_first),
+      warp_access("B load", "B[(k0 + bK)*N + bCol + j] (scalar)", 4, b_first),
+      warp_access("C store", "C[row*N + col + j] (scalar)", 4, c_first),
   };
 }
 
@@ -107,13 +107,13 @@ std::vector<WarpAccess> warp_tiled_warp_accesses(int, int N, int K) {
   if (N % 4 == 0 && K % 4 == 0)
     return {
         warp_access("A load", "float4 A[(row0 + lane)*K + k0 + 4q]", 16, a_first),
-        warp_access("B load", "float4 B[(k0 + kb)*N + col0 + 4 lane]", 16, b_first),
+        warp_access("B load", "float4 B[(k0 + kb)*N + col0 + 4*lane]", 16, b_first),
         warp_access("C store", "float4 C[row*N + col]", 16, c_first),
     };
   return {
-      warp_access("A load", "A[(row0 + lane)*K + k0 + 4q + j], j = 0..3 (scalar: N or K % 4 != 0)", 4, a_first),
-      warp_access("B load", "B[(k0 + kb)*N + col0 + 4 lane + j], j = 0..3 (scalar)", 4, b_first),
-      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+      warp_access("A load", "A[(row0 + lane)*K + k0 + 4q + j] (scalar)", 4, a_first),
+      warp_access("B load", "B[(k0 + kb)*N + col0 + 4*lane + j] (scalar)", 4, b_first),
+      warp_access("C store", "C[row*N + col + j] (scalar)", 4, c_first),
   };
 }
 
@@ -125,19 +125,31 @@ std::vector<WarpAccess> async_copy_warp_accesses(int, int N, int K) {
   auto c_first = [&](int l) { return std::int64_t{l / lanes_n} * 4 * N + (l % lanes_n) * 4; };
   if (N % 4 == 0 && K % 4 == 0)
     return {
-        warp_access("A load", "cp.async 16 B of A[(row0 + c/8)*K + k0 + 4(c%8)]", 16,
+        warp_access("A copy", "cp.async A[(row0 + c/8)*K + k0 + 4(c%8)]", 16,
                     [&](int l) { return std::int64_t{l / quads} * K + (l % quads) * 4; }),
-        warp_access("B load", "cp.async 16 B of B[(k0 + kb)*N + col0 + 4 lane]", 16,
+        warp_access("B copy", "cp.async B[(k0 + kb)*N + col0 + 4*lane]", 16,
                     [&](int l) { return std::int64_t{l} * 4; }),
         warp_access("C store", "float4 C[row*N + col]", 16, c_first),
     };
   return {
-      warp_access("A load", "cp.async 4 B of A[(row0 + c/32)*K + k0 + c%32] (scalar: N or K % 4 != 0)", 4,
+      warp_access("A copy", "cp.async A[(row0 + c/32)*K + k0 + c%32] (scalar)", 4,
                   [&](int l) { return std::int64_t{l / AT::TILE_K} * K + l % AT::TILE_K; }),
-      warp_access("B load", "cp.async 4 B of B[(k0 + kb)*N + col0 + lane] (scalar)", 4,
+      warp_access("B copy", "cp.async B[(k0 + kb)*N + col0 + lane] (scalar)", 4,
                   [&](int l) { return std::int64_t{l}; }),
-      warp_access("C store", "C[row*N + col + j], j = 0..3 (scalar)", 4, c_first),
+      warp_access("C store", "C[row*N + col + j] (scalar)", 4, c_first),
   };
 }
+
+double sectors_per_load(const std::vector<WarpAccess>& accesses) {
+  double sectors = 0;
+  int loads = 0;
+  for (const WarpAccess& w : accesses)
+    if (w.access.find("load") != std::string::npos) sectors += w.sectors, ++loads;
+  return loads ? sectors / loads : -1.0;
+}
+
+long long no_bank_conflicts(int, int) { return 0; }
+
+long long async_copy_bank_conflicts(int N, int K) { return N % 4 == 0 && K % 4 == 0 ? 0 : -1; }
 
 }  // namespace pmpp::ch05

@@ -51,7 +51,7 @@ struct RegisterTiling {
 /// Stage 04's shape (beyond the text): a block of THREADS threads computes a TILE_M x TILE_N tile of C,
 /// stepping through K in slices of TILE_K; each warp owns a WARP_M x WARP_N part of the tile, its
 /// lanes arranged LANES_M down by 32 / LANES_M across, each lane holding blocks of 4 x 4 results.
-/// Chosen by measurement (see 04_warp_tiled.cu).
+/// Chosen by measurement (the book's chapter-5 page lists the shapes tried).
 struct WarpTiling {
   static constexpr int TILE_M = 128;
   static constexpr int TILE_N = 256;
@@ -65,7 +65,7 @@ struct WarpTiling {
 
 /// Stage 05's shape (beyond the text): stage 04's tiles and warps, with K slices of SLICE_K copied by
 /// cp.async into STAGES shared-memory buffers. SLICE_K is 32 where a block may have the 96 KB that two
-/// such slices take, else 16 (48 KB): async_copy_slice_k(). Chosen by measurement (see 05_async_copy.cu).
+/// such slices take, else 16 (48 KB): async_copy_slice_k(). Chosen by measurement, as WarpTiling.
 template <int SLICE_K>
 struct AsyncCopyTiling : WarpTiling {
   static constexpr int TILE_K = SLICE_K;
@@ -125,8 +125,14 @@ struct Stage {
   /// The first warp's global accesses in the inner loop and the store, for a problem with N columns
   /// and K inner elements (alignment depends on them).
   std::vector<WarpAccess> (*warp_accesses)(int tile, int N, int K);
-  /// Why a measurement on a GPU with large caches differs from the text's model.
+  /// Why a measurement on a GPU with large caches differs from the text's model (one line).
   const char* model_note;
+  /// How a warp touches shared memory in the main loop, in one line ("-": the stage uses none); the
+  /// profiler prints it next to the bank-conflict counter.
+  const char* shared_access;
+  /// The shared-memory bank conflicts that access predicts for a problem with N columns and K inner
+  /// elements (alignment decides the copies' width); -1 where there is no prediction.
+  long long (*bank_conflicts)(int N, int K);
 };
 
 /// Every stage, in the text's order.
@@ -250,8 +256,22 @@ std::vector<WarpAccess> tiled_warp_accesses(int tile, int N, int K);
 std::vector<WarpAccess> register_tiled_warp_accesses(int tile, int N, int K);
 /// Stage 04's warp: a k-quad of 32 A rows, consecutive float4s of a B row, float4 stores of C.
 std::vector<WarpAccess> warp_tiled_warp_accesses(int tile, int N, int K);
-/// Stage 05's warp (K slices of 32): cp.async copies of 8 consecutive k-quads of 4 A rows and of
-/// consecutive float4s of a B row; float4 stores of C.
+/// Stage 05's warp (K slices of 32): cp.async copies ("A copy", "B copy": not loads through registers)
+/// of 8 consecutive k-quads of 4 A rows and of consecutive float4s of a B row; float4 stores of C.
 std::vector<WarpAccess> async_copy_warp_accesses(int tile, int N, int K);
+/// The 32-byte sectors per global load instruction a warp's loads predict (the mean over the "load"
+/// accesses of @p accesses), the figure Nsight Compute reports as sectors per request; a negative
+/// value when there are no such loads (stage 05's copies are counted apart from loads).
+double sectors_per_load(const std::vector<WarpAccess>& accesses);
+
+/// Threads a warp keeps active in every stage's kernel: a full tile's lanes all compute (only the warps
+/// of edge tiles, past M or N, idle some).
+inline constexpr int ACTIVE_THREADS_PER_WARP = 32;
+/// Bank conflicts of a stage whose shared-memory accesses are laid out to avoid them at every size.
+long long no_bank_conflicts(int N, int K);
+/// Stage 05: none while the copies move 16 bytes; where N or K is not a multiple of 4 each copy moves
+/// one float from an address that is not 16-byte aligned, which the counters report as conflicts of the
+/// copies: no prediction (-1).
+long long async_copy_bank_conflicts(int N, int K);
 
 }  // namespace pmpp::ch05

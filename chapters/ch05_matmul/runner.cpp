@@ -11,19 +11,53 @@
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/program.hpp"
 #include "pmpp/random.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp::ch05 {
 
-void add_options(Cli& cli, Options& o) {
+namespace {
+// The TILE_WIDTHs the stages of @p list are compiled for, each once, in order.
+std::vector<int> tile_choices(const std::vector<const Stage*>& list) {
+  std::vector<int> tiles;
+  for (const Stage* s : list)
+    for (int t : s->tiles)
+      if (std::find(tiles.begin(), tiles.end(), t) == tiles.end()) tiles.push_back(t);
+  return tiles;
+}
+// "16 or 32", "8, 16 or 32".
+std::string either(const std::vector<int>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::to_string(values[i]);
+  return text;
+}
+// "stage 02_tiled" for the stages of @p list that have a TILE_WIDTH choice.
+std::string tiled_stages(const std::vector<const Stage*>& list) {
+  std::string names;
+  for (const Stage* s : list)
+    if (!s->tiles.empty()) names += (names.empty() ? "" : ", ") + std::string(s->id);
+  return (names.find(',') == std::string::npos ? "stage " : "stages ") + names;
+}
+}  // namespace
+
+bool takes_tile(const std::vector<const Stage*>& list) { return !tile_choices(list).empty(); }
+
+void add_options(Cli& cli, Options& o, const std::vector<const Stage*>& list) {
   cli.option("--m", o.m, "rows of A and C", 1, MAX_DIM)
       .option("--n", o.n, "columns of B and C", 1, MAX_DIM)
-      .option("--k", o.k, "columns of A, rows of B", 1, MAX_DIM)
-      .option("--tile", o.tile, "TILE_WIDTH of stage 02_tiled, 16 or 32 (0: both)", 0, 32)
-      .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
-      .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
+      .option("--k", o.k, "columns of A, rows of B", 1, MAX_DIM);
+  if (takes_tile(list)) {
+    const std::vector<int> tiles = tile_choices(list);
+    cli.option("--tile", o.tile,
+               "TILE_WIDTH of " + tiled_stages(list) + ": " + either(tiles) + ", or 0 for " +
+                   (tiles.size() == 2 ? "both" : "each"),
+               0, *std::max_element(tiles.begin(), tiles.end()));
+  }
+  cli.option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
+      .option("--reps", o.repetitions, "timed repetitions, of which the median is reported", 1, 10000)
       .flag("--exact", o.exact, "small-integer inputs: the check demands bit-exact results")
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
-      .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
+      .file("--json", o.json, "also write the tables as JSON to this file (a run record)");
 }
 
 std::string problem_in_words(const Options& o) {
@@ -32,9 +66,11 @@ std::string problem_in_words(const Options& o) {
          (o.exact ? ", small integers" : "");
 }
 
-void validate(const Options& o) {
-  if (o.tile != 0 && o.tile != 16 && o.tile != 32)
-    throw UsageError("--tile must be 0, 16 or 32 (the TILE_WIDTHs stage 02 is compiled for), got " +
+void validate(const Options& o, const std::vector<const Stage*>& list) {
+  const std::vector<int> tiles = tile_choices(list);
+  if (o.tile != 0 && std::find(tiles.begin(), tiles.end(), o.tile) == tiles.end())
+    throw UsageError("--tile must be 0, " + either(tiles) + " (the TILE_WIDTHs " + tiled_stages(list) +
+                     (tiled_stages(list).find(',') == std::string::npos ? " is" : " are") + " compiled for), got " +
                      std::to_string(o.tile));
   // Each matrix lives twice on the host (input or result copy) and once on the device.
   const double limit = 4294967296.0;  // 2^32 floats, 16 GiB
@@ -89,18 +125,27 @@ Problem::Problem(const Options& o) : options_(o) {
 
 Problem::~Problem() = default;
 
-std::string Problem::describe() const {
+std::string Problem::inputs() const {
   const Options& o = options_;
   std::ostringstream s;
   s << "C (" << o.m << " x " << o.n << ") = A (" << o.m << " x " << o.k << ") B (" << o.k << " x " << o.n << "), "
-    << (o.exact ? "small integers in [-4, 4]" : "random floats in [-1, 1)") << ", seed " << o.seed << "\ncheck:   ";
+    << (o.exact ? "small integers in [-4, 4]" : "random floats in [-1, 1)") << ", seed " << o.seed;
+  return s.str();
+}
+
+std::string Problem::check_method() const {
+  const Options& o = options_;
+  std::ostringstream s;
   if (sampled_)
     s << reference_.index.size() << " of " << static_cast<long long>(o.m) * o.n
       << " entries of C: all of rows 0, M/2, M-1 and of columns 0, N/2, N-1, plus " << SAMPLE_RANDOM_ENTRIES
       << " random entries (seed " << o.seed + 2 << "), in double on the CPU; the whole product ("
       << flops(o.m, o.n, o.k) / 2 << " multiply-adds) is too slow to check there";
   else
-    s << "all " << reference_.index.size() << " entries of C, computed in double on the CPU";
+    s << (reference_.index.size() == 1 ? std::string("the one entry of C")
+                                       : "all " + count_of(static_cast<long long>(reference_.index.size()), "entry", "entries") +
+                                             " of C")
+      << ", computed in double on the CPU";
   if (o.exact) {
     s << "; bit-exact (every partial sum is an integer below 2^24)";
   } else {
@@ -132,6 +177,7 @@ Timing Problem::time(const Contender& who, KernelTimer& timer, LaunchConfig& con
 namespace {
 std::string dims(Dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
 Cell tile_cell(int tile) { return tile ? Cell{std::to_string(tile)} : Cell::none(); }
+std::string name_of(const Contender& who) { return who.stage ? who.stage->id : "cuBLAS SGEMM"; }
 
 // The contender's stage at each TILE_WIDTH it would run with.
 std::vector<int> tiles_of(const Stage& s, const Options& o) {
@@ -141,9 +187,25 @@ std::vector<int> tiles_of(const Stage& s, const Options& o) {
 }
 }  // namespace
 
+Table launch_table(const std::vector<Measurement>& runs) {
+  Table t({"stage", "tile", "grid", "block", "smem B"});
+  for (const auto& r : runs) {
+    if (!r.passed) {  // not timed, so no configuration was recorded
+      t.add_row({name_of(*r.who), tile_cell(r.who->tile)});
+    } else if (!r.config.known()) {
+      t.add_row({name_of(*r.who), tile_cell(r.who->tile), "(library)"});
+    } else {
+      t.add_row({name_of(*r.who), tile_cell(r.who->tile), dims(r.config.grid), dims(r.config.block),
+                 Cell::num(static_cast<double>(r.config.shared_bytes), 0)});
+    }
+  }
+  t.add_note("grid: blocks, x by y (x along the columns of C); block: threads, x by y; smem B: the shared "
+             "memory each block asks for, in bytes.");
+  return t;
+}
+
 Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device) {
-  Table t({"stage", "tile", "check", "grid", "block", "smem B", "median ms", "GFLOP/s", "% cuBLAS",
-           "loads GB/s (model)", "DRAM-bound GFLOP/s (model)", "speed-up"});
+  Table t({"stage", "tile", "check", "median ms", "GFLOP/s", "% cuBLAS", "loads GB/s (model)", "speed-up"});
   const double ops = flops(o.m, o.n, o.k);
   double cublas_ms = 0;
   for (const auto& r : runs)
@@ -151,48 +213,30 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   const double first_ms = !runs.empty() && runs.front().passed ? runs.front().timing.median_ms : 0;
   for (const auto& r : runs) {
     const Stage* s = r.who->stage;
-    const std::string name = s ? s->id : "cuBLAS SGEMM";
-    const bool known = r.config.known();
     if (!r.passed) {  // no performance for a run that computed the wrong thing
-      t.add_row({name, tile_cell(r.who->tile), "FAIL"});
+      t.add_row({name_of(*r.who), tile_cell(r.who->tile), "FAIL"});
       continue;
     }
     const double ms = r.timing.median_ms;
-    std::vector<Cell> row{name,
-                          tile_cell(r.who->tile),
-                          "PASS",
-                          known ? Cell{dims(r.config.grid)} : Cell{"(library)"},
-                          known ? Cell{dims(r.config.block)} : Cell::none(),
-                          known ? Cell{std::to_string(r.config.shared_bytes)} : Cell::none(),
-                          Cell::num(ms, 4),
-                          Cell::num(gflop_per_s(ops, ms), 0),
-                          cublas_ms > 0 ? Cell::num(100.0 * cublas_ms / ms, 1) : Cell::none()};
-    if (s) {
-      const double opb = s->text_op_per_byte(r.who->tile);
-      row.push_back(Cell::num(gb_per_s(ops / opb, ms), 0));
-      row.push_back(Cell::num(memory_bound_gflops(device.peak_dram_gbps, opb), 0));
-    } else {
-      row.push_back(Cell::none());
-      row.push_back(Cell::none());
-    }
-    row.push_back(first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none());
-    t.add_row(row);
+    t.add_row({name_of(*r.who), tile_cell(r.who->tile), "PASS", Cell::num(ms, 4), Cell::num(gflop_per_s(ops, ms), 0),
+               cublas_ms > 0 ? Cell::num(100.0 * cublas_ms / ms, 1) : Cell::none(),
+               s ? Cell::num(gb_per_s(ops / s->text_op_per_byte(r.who->tile), ms), 0) : Cell::none(),
+               first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()});
   }
-  if (!cublas_available()) t.add_row({"cuBLAS SGEMM", Cell::none(), cublas_missing()});
-  // The limit as a row of its own: every multiply-add at the device's peak FP32 rate.
+  if (!cublas_available()) t.add_row({"cuBLAS SGEMM", Cell::none(), "missing"});
+  // The limit as a row of its own: every multiply-add at the device's peak FP32 rate (a time and a
+  // rate; the comparisons with measured rows would mean nothing there).
   const double fp32_ms = device.ms_at_peak_fp32(ops);
   if (fp32_ms > 0)
-    t.add_row({"limit: FP32 peak", "-", "-", "-", "-", "-", Cell::num(fp32_ms, 4), Cell::num(gflop_per_s(ops, fp32_ms), 0),
-               cublas_ms > 0 ? Cell::num(100.0 * cublas_ms / fp32_ms, 1) : Cell::none(), "-", "-",
-               first_ms > 0 ? Cell::num(first_ms / fp32_ms, 2) : Cell::none()});
-  char note[300];
+    t.add_row({"limit: FP32 peak", "-", "-", Cell::num(fp32_ms, 4), Cell::num(gflop_per_s(ops, fp32_ms), 0)});
+  char note[320];
   std::snprintf(note, sizeof note,
                 "loads GB/s: the bytes the text's model says the stage loads from global memory (FLOPs / OP/B) per "
                 "second; above this device's peak DRAM (%.0f GB/s) means L1 and L2 served the re-reads.",
                 device.peak_dram_gbps);
   t.add_note(note);
-  t.add_note("DRAM-bound GFLOP/s: the text's ceiling, peak DRAM x OP/B, for a kernel whose every load goes to DRAM.");
   t.add_note("% cuBLAS: cuBLAS time / stage time, measured in this run. Speed-up is against the first row.");
+  if (!cublas_available()) t.add_note("cuBLAS SGEMM: " + cublas_missing());
   if (fp32_ms > 0) {
     std::snprintf(note, sizeof note,
                   "limit: FP32 peak = 2MNK operations at %.1f TFLOP/s (%d SMs x %d FP32 lanes x 2 at the peak clock, "
@@ -205,62 +249,96 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
 }
 
 Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
-  Table t({"stage", "tile", "text model OP/B", "global loads GB (model)", "DRAM-traffic OP/B", "why they differ"});
+  Table t({"stage", "tile", "text model OP/B", "global loads GB (model)", "DRAM-traffic OP/B"});
   const double ops = flops(o.m, o.n, o.k);
   const double compulsory = ops / compulsory_bytes(o.m, o.n, o.k);
   for (const Stage* s : list)
     for (int tile : tiles_of(*s, o)) {
       const double opb = s->text_op_per_byte(tile);
-      t.add_row({s->id, tile_cell(tile), Cell::num(opb, 2), Cell::num(ops / opb / 1e9, ops / opb < 1e10 ? 3 : 1), Cell::num(compulsory, 1),
-                 s->model_note});
+      t.add_row({s->id, tile_cell(tile), Cell::num(opb, 2), Cell::num(ops / opb / 1e9, ops / opb < 1e10 ? 3 : 1),
+                 Cell::num(compulsory, 1)});
     }
   t.add_note("text model: operations per byte loaded from global memory, counted as sections 5.1 and 5.4 count them "
              "(0.25 naive, TILE_WIDTH/4 tiled).");
   t.add_note("DRAM-traffic: operations per byte when A and B are read and C written exactly once, what a kernel "
              "reaches when the caches catch every re-read.");
+  for (const Stage* s : list) t.add_note(std::string("Why ") + s->id + " differs: " + s->model_note + ".");
   return t;
 }
 
 Table coalescing_table(const std::vector<const Stage*>& list, const Options& o) {
-  Table t({"stage", "tile", "access", "index (per lane)", "B/lane", "floats", "32-B sectors", "used %",
-           "verdict"});
+  Table t({"stage", "tile", "index (per lane)", "B/lane", "sectors", "used %", "verdict"});
+  bool scalar = false;
   for (const Stage* s : list)
-    for (int tile : tiles_of(*s, o)) {
-      const auto accesses = s->warp_accesses(tile, o.n, o.k);
-      double load_sectors = 0;
-      int loads = 0;
-      for (const auto& w : accesses) {
-        t.add_row({s->id, tile_cell(tile), w.access, w.index, std::to_string(w.bytes_per_lane),
-                   std::to_string(w.distinct_elements), std::to_string(w.sectors),
+    for (int tile : tiles_of(*s, o))
+      for (const auto& w : s->warp_accesses(tile, o.n, o.k)) {
+        t.add_row({s->id, tile_cell(tile), w.index, Cell::num(w.bytes_per_lane, 0), Cell::num(w.sectors, 0),
                    Cell::num(100.0 * w.used_fraction, 1), w.verdict()});
-        if (w.access.find("load") != std::string::npos) load_sectors += w.sectors, ++loads;
+        scalar = scalar || w.index.find("(scalar)") != std::string::npos;
       }
-      t.add_row({s->id, tile_cell(tile), "mean per load", "(compare: ncu sectors / requests)", "", "", Cell::num(load_sectors / loads, 1)});
-    }
   t.add_note("One warp (block 0, warp 0, first k) as each kernel indexes it, at this N and K; matrices start on a "
              "256-byte boundary.");
   t.add_note("sectors: the 32-byte pieces the memory system moves for the warp; used %: the share of those bytes the "
              "lanes need.");
   t.add_note("A broadcast (lanes sharing one float, as naive A) is cheap although it is not coalesced: one sector "
              "serves many lanes.");
+  if (scalar)
+    t.add_note("(scalar): N or K is not a multiple of 4, so each float4 of the kernel is four 4-byte accesses "
+               "(j = 0..3); the first stands for the four.");
+  return t;
+}
+
+Table profile_table(const std::vector<const Stage*>& list, const Options& o) {
+  Table t({"stage", "tile", "flops", "compulsory read B", "compulsory write B", "text model OP/B", "DRAM-read OP/B",
+           "sectors per request", "threads per warp", "bank conflicts", "shared access", "note"});
+  const double ops = flops(o.m, o.n, o.k);
+  const double read = sizeof(float) * (static_cast<double>(o.m) * o.k + static_cast<double>(o.k) * o.n);
+  const double write = sizeof(float) * static_cast<double>(o.m) * o.n;
+  for (const Stage* s : list)
+    for (int tile : tiles_of(*s, o)) {
+      const double sectors = sectors_per_load(s->warp_accesses(tile, o.n, o.k));
+      const long long conflicts = s->bank_conflicts(o.n, o.k);
+      t.add_row({s->id, tile_cell(tile), Cell::num(ops, 0), Cell::num(read, 0), Cell::num(write, 0),
+                 Cell::num(s->text_op_per_byte(tile), 2), Cell::num(ops / read, 2),
+                 sectors < 0 ? Cell::none() : Cell{fixed(sectors, 1)}, Cell::num(ACTIVE_THREADS_PER_WARP, 0),
+                 conflicts < 0 ? Cell::none() : Cell::num(static_cast<double>(conflicts), 0), s->shared_access,
+                 s->model_note});
+    }
   return t;
 }
 
 // ---- The program ----------------------------------------------------------------------------------
+
+namespace {
+// @p text after @p prefix, continuation lines under the text.
+void print_after(const std::string& prefix, const std::string& text) {
+  std::fputs(wrap_text(text, prefix, std::string(prefix.size(), ' ')).c_str(), stdout);
+}
+// A name in a column of 34, then @p text.
+void print_named(const std::string& name, const std::string& text) {
+  std::string prefix = name;
+  prefix.resize(std::max<std::size_t>(prefix.size() + 1, 35), ' ');
+  print_after(prefix, text);
+}
+}  // namespace
 
 int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
                 int argc, char** argv) {
   return guarded_main(program.c_str(), [&] {
     Options options;
     Cli cli(program, summary);
-    add_options(cli, options);
+    add_options(cli, options, list);
     if (!cli.parse(argc, argv)) return int{kExitPass};
-    validate(options);
+    validate(options, list);
     RunRecord record(program, command_line(argc, argv), options.json);
     record.set_problem(problem_in_words(options));
 
     std::printf("%s\n", program.c_str());
-    for (const Stage* s : list) std::printf("  %-18s %s (%s)\n", s->id, s->title, s->figure);
+    for (const Stage* s : list) {
+      std::string prefix = "  " + std::string(s->id);
+      prefix.resize(std::max<std::size_t>(prefix.size() + 1, 21), ' ');
+      print_after(prefix, std::string(s->title) + " (" + s->figure + ")");
+    }
     std::printf("\nThe text's model of global-memory traffic (M=%d N=%d K=%d):\n", options.m, options.n, options.k);
     const Table intensity = intensity_table(list, options);
     intensity.print(std::cout);
@@ -269,37 +347,44 @@ int run_program(const std::string& program, const std::string& summary, const st
     coalescing.print(std::cout);
     record.add("model", "The text's model of global-memory traffic", intensity);
     record.add("coalescing", "Which accesses coalesce: one warp of each stage", coalescing);
+    record.add("profile", "What the profiler compares with its counters", profile_table(list, options));
     if (options.analysis_only) return record.finish(kExitPass);
     std::printf("\n");
     if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
     record.set_device(device.name);
-    std::printf("device:  %s\nproblem: ", device.summary().c_str());
+    print_after("device:  ", device.summary());
     std::fflush(stdout);  // the CPU reference can take a while at large sizes
     Problem problem(options);
-    std::printf("%s\n\n", problem.describe().c_str());
+    print_after("problem: ", problem.inputs());
+    print_after("check:   ", problem.check_method());
+    std::printf("\n");
 
     std::unique_ptr<const CublasSgemm> cublas;
     if (cublas_available()) cublas = std::make_unique<const CublasSgemm>();
-    else std::printf("%-34s %s\n", "cuBLAS SGEMM", cublas_missing().c_str());
+    else print_named("cuBLAS SGEMM", cublas_missing());
     const std::vector<Contender> list_run = contenders(list, options.tile, cublas.get());
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
     std::vector<Measurement> runs;
     bool all_passed = true;
     for (const Contender& who : list_run) {
       const CheckResult check = problem.check(who);
-      std::printf("%-34s %s\n", who.name.c_str(), check.summary().c_str());
+      print_named(who.name, check.summary());
       Measurement run{&who, {}, {}, check.ok()};
       if (check.ok()) run.timing = problem.time(who, timer, run.config);
       all_passed = all_passed && check.ok();
       runs.push_back(run);
     }
     std::printf("\n");
+    const Table launches = launch_table(runs);
+    launches.print(std::cout);
+    std::printf("\n");
     const Table results = results_table(runs, options, device);
     results.print(std::cout);
-    record.add("results", list.size() > 1 ? "Stages side by side with cuBLAS" : std::string("Stage ") + list.front()->id +
-               " next to cuBLAS", results);
+    const std::string subject = list.size() > 1 ? "Stages side by side" : std::string("Stage ") + list.front()->id;
+    record.add("launch", subject + ": launch configurations", launches);
+    record.add("results", subject + (list.size() > 1 ? " with cuBLAS" : " next to cuBLAS"), results);
     return record.finish(all_passed ? kExitPass : kExitCheckFailed);
   });
 }

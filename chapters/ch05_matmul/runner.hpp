@@ -30,10 +30,14 @@ struct Options {
   std::string json;  ///< if set, write the tables here
 };
 
-/// Register the options every chapter-5 program takes.
-void add_options(Cli& cli, Options& options);
-/// Reject what the ranges cannot express (a TILE_WIDTH that is not compiled, a matrix too large).
-void validate(const Options& options);
+/// True when a stage of @p list is compiled for several TILE_WIDTHs (the program then takes --tile).
+bool takes_tile(const std::vector<const Stage*>& list);
+/// Register the options of a program that runs @p list: sizes, seed, repetitions, --exact, --analysis,
+/// --json, and --tile only where takes_tile(list).
+void add_options(Cli& cli, Options& options, const std::vector<const Stage*>& list);
+/// Reject what the ranges cannot express (a TILE_WIDTH no stage of @p list is compiled for, a matrix
+/// too large).
+void validate(const Options& options, const std::vector<const Stage*>& list);
 /// The problem in words for the run record's captions: "M = N = K = 4096".
 std::string problem_in_words(const Options& options);
 
@@ -58,8 +62,10 @@ class Problem {
  public:
   explicit Problem(const Options& options);
   ~Problem();
-  /// Two lines: sizes and inputs; what is checked and with which tolerance.
-  std::string describe() const;
+  /// The product and its inputs in words: "C (4096 x 4096) = A (4096 x 4096) B (...), random floats ...".
+  std::string inputs() const;
+  /// What is checked, and with which tolerance.
+  std::string check_method() const;
   /// Run @p who once on poisoned output and compare with the CPU reference.
   CheckResult check(const Contender& who);
   /// Time @p who (the launch only); @p config receives the launch configuration it used.
@@ -81,12 +87,21 @@ struct Measurement {
   Timing timing;
   bool passed;
 };
-/// The measured results as one table; "% cuBLAS" uses the cuBLAS row, speed-up the first row.
+/// How each run was launched: grid, block and shared memory per block.
+Table launch_table(const std::vector<Measurement>& runs);
+/// The measured results: time, GFLOP/s, "% cuBLAS" (against the cuBLAS row), the bytes the text's model
+/// says were loaded per second, and the speed-up over the first row; the FP32 peak as a last row.
 Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
-/// The text's intensity model for each stage (section 5.1, 5.4) at the options' sizes.
+/// The text's intensity model for each stage (section 5.1, 5.4) at the options' sizes; each stage's
+/// reason why measurements differ from it is a note.
 Table intensity_table(const std::vector<const Stage*>& list, const Options& options);
 /// Section 6.1: how the first warp of each stage touches global memory at the options' N and K.
 Table coalescing_table(const std::vector<const Stage*>& list, const Options& options);
+/// What the profiler (scripts/profile) sets next to its counters, one row per stage and TILE_WIDTH:
+/// stage, tile, flops (2MNK), compulsory read B (4(MK + KN)), compulsory write B (4MN), text model
+/// OP/B, DRAM-read OP/B (flops per compulsory byte read), sectors per request, threads per warp, bank
+/// conflicts, shared access, note. Written to the run record only, never printed.
+Table profile_table(const std::vector<const Stage*>& list, const Options& options);
 
 /// The whole program: options, the analysis, and on a GPU the checked and timed runs of @p list and
 /// of cuBLAS. Returns the exit status (program.hpp).

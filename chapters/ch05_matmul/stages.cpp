@@ -28,26 +28,40 @@ const std::vector<Stage> kStages = {
     {"01_naive", "one thread per element of C", "PMPP sec. 3.4, Fig 3.11", {}, matmul_naive,
      [](int) { return naive_op_per_byte(); }, naive_warp_accesses,
      "the model counts every load as global traffic, but a warp's A loads are broadcasts and L1/L2 serve "
-     "the K-fold re-reads of each row and column"},
+     "the K-fold re-reads of each row and column",
+     "-", no_bank_conflicts},
     {"02_tiled", "shared-memory tiles, one output per thread", "PMPP sec. 5.4-5.5, Fig 5.9 and 5.13", {16, 32},
      matmul_tiled, [](int tile) { return tiled_op_per_byte(tile); }, tiled_warp_accesses,
      "each tile of A and B is loaded once per block; the K/TILE_WIDTH re-reads of a tile by other blocks "
-     "mostly hit L2"},
+     "mostly hit L2",
+     "per k a warp reads one or two words of Ads, each shared by a row of lanes (broadcasts), and consecutive "
+     "words of a row of Bds; the tiles are stored a row of consecutive words at a time",
+     no_bank_conflicts},
     {"03_register_tiled", "128x128 tiles, 8x8 outputs per thread in registers, float4 loads, double-buffered",
      "beyond PMPP: sec. 6.3's thread coarsening in two dimensions", {}, matmul_register_tiled,
      [](int) { return register_tiled_op_per_byte(RegisterTiling::TILE_M, RegisterTiling::TILE_N); },
      register_tiled_warp_accesses,
-     "global traffic is now small; shared-memory reads and FFMA issue bound the kernel"},
+     "global traffic is now small; shared-memory reads and FFMA issue bound the kernel",
+     "per k a warp reads 2 float4s of As (broadcasts) and 256 consecutive bytes of Bs (two wavefronts); "
+     "A_PAD puts the transposed stores of A's two k-quads 16 banks apart",
+     no_bank_conflicts},
     {"04_warp_tiled", "128x256 tiles in warp tiles of 64x64, 16x8 outputs per lane, K slices of 16",
      "beyond PMPP: stage 03 organized around warps", {}, matmul_warp_tiled,
      [](int) { return register_tiled_op_per_byte(WarpTiling::TILE_M, WarpTiling::TILE_N); },
      warp_tiled_warp_accesses,
-     "as stage 03: DRAM and L2 traffic are small next to the arithmetic; FFMA issue bounds the kernel"},
+     "as stage 03: DRAM and L2 traffic are small next to the arithmetic; FFMA issue bounds the kernel",
+     "per float4 a warp reads 4 neighbouring float4s of As or 8 of Bs, each shared by several lanes "
+     "(broadcasts); the transposed stores of a k-quad of 32 A rows land in 32 banks",
+     no_bank_conflicts},
     {"05_async_copy", "stage 04's tiles, K slices of 32 copied by cp.async into two shared buffers",
-     "beyond PMPP: asynchronous copies (compute capability 8.0)", {}, matmul_async_copy,
+     "beyond PMPP: asynchronous copies, compute capability 8.0 and later", {}, matmul_async_copy,
      [](int) { return register_tiled_op_per_byte(AsyncCopyTiling<32>::TILE_M, AsyncCopyTiling<32>::TILE_N); },
      async_copy_warp_accesses,
-     "as stage 04; the copies no longer pass through registers, and FFMA issue bounds the kernel"},
+     "as stage 04: FFMA issue bounds the kernel; the copies skip the registers, and the counters count "
+     "them as LDGSTS instructions, not as global loads",
+     "per float4 a warp reads one float4 of each of 4 rows of the A slice, swizzled into different banks, or "
+     "8 neighbouring float4s of a B row (broadcasts); cp.async writes whole 16-byte chunks",
+     async_copy_bank_conflicts},
 };
 }  // namespace
 
