@@ -1,11 +1,11 @@
 // The before/after picture of chapter 7: the image program's built-in test picture and what three
 // of its masks make of it. The filtered pictures come from filter_image_reference, the CPU checker
-// the GPU kernel must match bit for bit (tests/ch07/test_image_*.cpp), so they are exactly the
-// pixels the GPU produces, computed here without one.
+// the GPU kernel must match bit for bit (tests/ch07/image_filter/test_image_*.cpp), so they are
+// exactly the pixels the GPU produces, computed here without one.
 #include <string>
 #include <vector>
 
-#include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
 #include "figures.hpp"
 #include "png.hpp"
 #include "svg.hpp"

@@ -51,7 +51,7 @@ __global__ void convolution_2D_basic_kernel(const float* __restrict__ N, const f
 LaunchConfig convolution_2D_basic(const Conv2dArgs& a) {
   // One thread per output pixel; 32 x 32 = 1024 threads, the most a block may have, with threadIdx.x
   // along a row so that a warp reads 32 consecutive pixels (coalesced).
-  const dim3 block(32, 32);
+  const dim3 block(BASIC_BLOCK_DIM, BASIC_BLOCK_DIM);
   const dim3 grid(ceil_div<unsigned>(a.width, block.x), ceil_div<unsigned>(a.height, block.y));
   convolution_2D_basic_kernel<<<grid, block>>>(a.in, a.filter, a.out, a.radius, a.width, a.height);
   CUDA_CHECK_LAUNCH();

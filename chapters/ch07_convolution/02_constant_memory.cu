@@ -59,7 +59,7 @@ void convolution_2D_const_mem_upload_filter(const float* host_filter, int radius
 LaunchConfig convolution_2D_const_mem(const Conv2dArgs& a) {
   // Stage 01's decomposition, unchanged: one thread per output pixel, 32 x 32 threads per block,
   // threadIdx.x along a row so that a warp reads 32 consecutive pixels.
-  const dim3 block(32, 32);
+  const dim3 block(BASIC_BLOCK_DIM, BASIC_BLOCK_DIM);
   const dim3 grid(ceil_div<unsigned>(a.width, block.x), ceil_div<unsigned>(a.height, block.y));
   with_filter_radius(a.radius, [&](auto r) {
     convolution_2D_const_mem_kernel<decltype(r)::value><<<grid, block>>>(a.in, a.out, a.width, a.height);

@@ -26,7 +26,7 @@ namespace pmpp::ch07 {
 
 // ---- Constants ----------------------------------------------------------------------------------
 
-constexpr int TILE_DIM = 32;  // the text's choice: a power of two, and 32 x 32 = 1024 threads per block
+constexpr int TILE_DIM = CACHED_TILE_DIM;  // the text's 32: a power of two, and 32 x 32 = 1024 threads per block
 
 // ---- Kernel -------------------------------------------------------------------------------------
 

@@ -2,59 +2,22 @@
 // Stage 05: register-tiled, software-pipelined convolution (beyond the text)
 //
 // What it is:  a block of BLOCK_X x BLOCK_Y threads walks down a column of TILES_PER_BLOCK output
-//              tiles of OUT_TILE_W x OUT_TILE_H pixels. For each tile it stages the input tile (the
-//              output tile plus its halo) in shared memory with 16-byte loads; then each thread
-//              computes a 4-wide, COARSE_Y-tall patch of outputs in registers, walking down its
-//              column of input rows: it reads one row's window of 4 + 2r pixels from shared memory
-//              once and adds it, with every filter row that needs it, into up to COARSE_Y output rows.
-//              While a tile is being computed, the loads of the next tile are already in flight.
-//              The tiling depends on the radius (register_tiling() in convolution.hpp).
+//              tiles. For each it copies the input tile (output tile plus halo) into shared memory
+//              with 16-byte loads; then each thread computes a 4-wide, COARSE_Y-tall patch of outputs
+//              in registers, reading each input row's window from shared memory once and adding it
+//              into every output row that needs it. The next tile's loads are in flight meanwhile.
 // Changed:     stage 04 spends (2r+1)^2 loads and their address arithmetic on every output; here a
-//              loaded pixel serves up to 4 COARSE_Y of the thread's own outputs, so the inner loop is
-//              almost nothing but FMAs; up to r = 5 the taps are fully unrolled and every filter value
-//              is a constant-bank operand of its FMA. And in stages 03-04 every block loads, waits,
-//              computes and leaves: blocks started together stay in step, so the GPU alternates
-//              between "all loading" (the SMs idle) and "all computing" (DRAM idle) and the time is
-//              the sum of the two. Prefetching the next tile into registers during the computation
-//              overlaps them, so the time is their maximum (measured at 8192 x 8192 on an H200, 16 x 16
-//              threads of 4 x 4 outputs each: 5x5 from 0.189 to 0.145 ms, 9x9 from 0.294 to 0.246 ms).
-//              The halo is still loaded again by the neighbouring tiles, but from L2: DRAM sees
-//              about the compulsory 8 bytes a pixel. Ghost cells load zeros from kGhostZeros, so the
-//              copy into shared memory needs no test and no select.
-//              From r = 6 on, a fully unrolled 4 x COARSE_Y x (2r+1)^2 block of FMAs no longer fits
-//              the instruction cache (Nsight Compute: warps stalled on "no instruction"); the filter
-//              rows are then added FILTER_ROWS at a time in a loop (add_filter_rows), the filter values
-//              read from the constant bank into registers. Measured on an H100 at 8192 x 8192, the
-//              radius sweep (ch07_convolution --sweep) went from 59% of the higher floor to 84% at r = 8.
-// Limitation:  small filters (r <= 3) are bound by DRAM: measured at 85-88% of the
-//              compulsory-traffic floor. Larger ones are bound by instruction issue, below the FP32
-//              floor of (2r+1)^2 FMAs per pixel (72% of it at r = 4, 82% at r = 7, 84% at r = 8):
-//              at r = 4 Nsight Compute finds issue slots 88% used but only 86% of the instructions
-//              FMAs (the rest: the tile's loads and stores, shared-memory reads, loop control), so
-//              the FMA pipe runs at 76% of its peak; at r = 8, 96% and 89%, 86%. cuBLAS's FP32
-//              matrix product keeps the same pipe at 80%. At r = 4 the two floors nearly coincide
-//              (0.160 and 0.1625 ms at 8192 x 8192), so DRAM and the FMA pipe must both be kept
-//              busy at once. And the loop alone is short of 85%: with the tile loads removed (each
-//              block reusing its first tile: a bound, not a result) the kernel ran at 79.6%, 82.5%,
-//              80.9% and 84.2% of the floor at r = 4, 5, 6 and 8. There the instruction mix is the
-//              limit, not waiting: at r = 5 the schedulers issue in 96% of the cycles, but only 90%
-//              of the instructions are FMAs, and removing the barriers as well changed nothing
-//              (81-82%). The FMA pipe itself is not the ceiling: a kernel of independent FMAs alone
-//              sustained 97% of the peak-clock rate, the SMs at 1.98 GHz throughout. Also measured
-//              on an H100 and not kept: some 40 other tilings (blocks of 8 x 8 to 32 x 4 threads, 2
-//              to 8 rows a thread, 1 to 16 tiles a block, filter rows 1 at a time to all at once),
-//              1 to 6 blocks an SM in the launch bounds; copying the next tile with cp.async into a
-//              second shared buffer instead of through registers (fewer registers, 56 instead of 96
-//              at r = 4; 5% slower at r = 4, 1-3% faster at r = 5-7, none near 85%); a persistent
-//              grid, as many blocks as fit at once, each taking every gridDim.x-th tile (69-76% at
-//              r = 4-8); and no block barrier at all, each warp walking down its own 128-column
-//              strip with a ring of input rows in shared memory, filled by cp.async one step ahead
-//              (71.5% at r = 4, 75% at r = 8; this stage 71.5% and 84%). A general 2D filter has no
-//              cheaper arithmetic; a separable one would (two 1D passes).
+//              pixel read from shared memory feeds up to 4 x COARSE_Y FMAs. And where stages 03-04
+//              load, wait, compute and leave, so that DRAM and the SMs take turns, the prefetch
+//              overlaps the two. The tiling depends on the radius: register_tiling() in convolution.hpp.
+// Limitation:  what is left is the hardware's: DRAM bandwidth for small filters; for large ones the
+//              (2r+1)^2 FMAs per pixel, issued beside the tile copy, the shared-memory reads and the
+//              loop control, which keep it below the FP32 floor. A general 2D filter has no cheaper
+//              arithmetic; a separable one would (two 1D passes).
 // Preconditions: width, height >= 1; 1 <= radius <= MAX_FILTER_RADIUS; the filter uploaded with
-//              convolution_2D_register_tiled_upload_filter before the launch. Rows must start on
-//              16-byte boundaries (width % 4 == 0, in and out 16-byte aligned) for the float4 path;
-//              otherwise the kernel is compiled to load and store one float at a time.
+//              convolution_2D_register_tiled_upload_filter before the launch. The float4 path needs
+//              rows on 16-byte boundaries (width % 4 == 0, in and out 16-byte aligned); otherwise the
+//              kernel is compiled to move one float at a time.
 // =================================================================================================
 #include <cuda_runtime.h>
 

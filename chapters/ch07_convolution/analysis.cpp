@@ -1,6 +1,9 @@
 // The text's arithmetic-intensity model for each stage (section 7.2 to 7.5), as code so that tests can
-// check it against the printed numbers and programs can print it next to what they measured.
+// check it against the printed numbers and programs can print it next to what they measured; and the
+// sector count with which the stages predict what the profiler measures.
 #include "ch07_convolution/convolution.hpp"
+
+#include <set>
 
 namespace pmpp::ch07 {
 
@@ -48,6 +51,13 @@ std::vector<Fig714Row> fig_7_14() {
     rows.push_back(row);
   }
   return rows;
+}
+
+int sectors_touched(const std::vector<long long>& first_bytes, int bytes_per_lane) {
+  std::set<long long> sectors;
+  for (long long first : first_bytes)
+    for (long long b = first / 32; b <= (first + bytes_per_lane - 1) / 32; ++b) sectors.insert(b);
+  return static_cast<int>(sectors.size());
 }
 
 }  // namespace pmpp::ch07

@@ -1,6 +1,6 @@
 /// @file convolution.hpp
-/// @brief Chapter 7, convolution: the stage table, the launchers, the CPU reference and the text's
-/// analysis. Plain C++ (no kernel syntax), so tests and drivers are ordinary .cpp files.
+/// @brief Chapter 7, convolution: the stage table, the CPU reference and the text's analysis. Plain C++
+/// (no kernel syntax), so tests and drivers are ordinary .cpp files.
 ///
 /// Conventions shared by every stage (as in the text):
 /// - images are row-major `float`, `width` columns by `height` rows; pixel (row, col) is
@@ -8,6 +8,9 @@
 /// - the filter is `(2r+1) x (2r+1)`, row-major, **not** flipped:
 ///   `out[row][col] = sum_{i,j in [0, 2r]} F[i][j] * in[row - r + i][col - r + j]`;
 /// - ghost cells (inputs outside the image) are zero.
+///
+/// A stage is one `.cu` file (its kernel and launcher) and one row of the stage table (stages.cpp),
+/// which holds everything the programs, tests and book need to know about it.
 #pragma once
 
 #include <cstddef>
@@ -37,77 +40,89 @@ struct Conv2dArgs {
   int width = 0;
   int height = 0;
   int radius = 0;
-  int tile = 0;                   ///< stage 03's input tile (8, 16 or 32; 0: 32); other stages ignore it
+  int tile = 0;                   ///< input tile of a stage with Stage::tiles (0: its default); others ignore it
 };
 
-/// One row of the chapter: everything a driver or a test needs to run a stage.
+/// What a stage's explanation of its own time may use: the problem, this device's limits and the
+/// times measured in this run (all times in milliseconds).
+struct Observed {
+  int width = 0, height = 0, radius = 0;
+  int tile = 0;                 ///< the input tile the stage ran with (0: it has no choice)
+  double ms = 0;                ///< this stage's median time
+  double first_ms = 0;          ///< the first stage's median time on the same problem
+  const char* first_id = "";    ///< the first stage's id
+  double dram_floor_ms = 0;     ///< the compulsory 8 B/pixel at peak DRAM bandwidth
+  double fp32_floor_ms = 0;     ///< (2r+1)^2 FMAs per pixel at peak FP32 (0: the peak is unknown)
+  double peak_dram_gbps = 0;
+  double l2_mib = 0;
+};
+
+/// What Nsight Compute should count for a stage, predicted from how its warps touch memory (one
+/// warp in the middle of the image; warps on the image's border touch less).
+struct CounterPrediction {
+  double sectors_per_request = 0;  ///< 32-byte sectors per global load request (0: no prediction)
+  double threads_per_warp = 0;     ///< active threads per warp instruction (0: no prediction)
+  int bank_conflicts = 0;          ///< shared-memory bank conflicts its access pattern causes
+  std::string shared_access;       ///< how a warp reads shared memory, one line ("" if it does not)
+  std::string constant_cache;      ///< what the constant cache sees, one line
+  std::string note;                ///< why the counters differ from the text's model, one line
+};
+
+/// One row of the chapter: everything the programs, tests, profiler and book need to know about a
+/// stage. The launchers and upload functions are defined in the stage's .cu file.
 struct Stage {
   const char* id;      ///< "01_basic": the file name and the program's suffix
   const char* title;   ///< one line for tables
-  const char* figure;  ///< the text's figure this stage mirrors
+  const char* figure;  ///< the text's section and figure this stage mirrors, or what it goes beyond
+  bool beyond_text;    ///< not in the text: `ch07_convolution --sweep` times it at every radius
   int max_radius;      ///< largest radius this stage accepts
+  std::vector<int> tiles;  ///< input tiles (`--tile`) it is compiled for, its default first; empty: none
+  /// Why the stage cannot run this problem (args' sizes, radius and tile; the pointers are not read),
+  /// as one sentence; empty if it can. nullptr: it runs every problem up to max_radius.
+  std::string (*cannot_run)(const Conv2dArgs& problem);
   /// Stages that keep the filter in `__constant__` memory copy it there once, before any launch
   /// (cudaMemcpyToSymbol from host memory). nullptr: the kernel reads Conv2dArgs::filter.
   void (*upload_filter)(const float* host_filter, int radius);
   /// Enqueue the kernel on the default stream; checks the launch; does not synchronize.
   LaunchConfig (*launch)(const Conv2dArgs& args);
+  /// The whole host round trip written out (allocate, copy in, launch, copy back, free) on host arrays;
+  /// the programs check it too. nullptr for stages that use pmpp::DeviceBuffer instead.
+  void (*round_trip)(const float* in, const float* filter, float* out, int width, int height, int radius);
   /// The text's arithmetic-intensity model for this stage, in OP/B (tile: as in Conv2dArgs).
   double (*text_op_per_byte)(int radius, int tile);
   /// Why measured DRAM intensity differs from the text's model on a GPU with large caches.
   const char* model_note;
+  /// What the profiler's counters should show for this problem (its section of stages.cpp).
+  CounterPrediction (*predict_counters)(const Conv2dArgs& problem);
+  /// Why the stage took the time it took, next to the first stage, in a sentence or two.
+  std::string (*explain)(const Observed& run);
 };
 
 /// Every stage, in the text's order.
 const std::vector<Stage>& stages();
 /// The stage with this id, or nullptr.
 const Stage* find_stage(std::string_view id);
+/// The input tile @p stage runs with when @p requested (0: its default) is asked for; 0 if it has no choice.
+int effective_tile(const Stage& stage, int requested);
 
-// ---- Stage launchers (one per .cu file) -------------------------------------------------------
+// ---- Block shapes the launchers and the analysis share ----------------------------------------
 
-/// Fig 7.7 (01_basic.cu).
-LaunchConfig convolution_2D_basic(const Conv2dArgs& args);
-/// Fig 7.7 with the whole host round trip written out: allocate, copy in, launch, copy back, free.
-/// @param[in] in, filter host arrays; @param[out] out host array of width * height.
-void convolution_2D_basic_round_trip(const float* in, const float* filter, float* out, int width, int height,
-                                     int radius);
-
-// Stages 02-05 read the filter from `__constant__` memory. A `__constant__` variable belongs to its
-// translation unit (the library is built without relocatable device code), so each stage file has its
-// own copy and its own upload function; call it before the launch. Each launcher throws
-// std::invalid_argument for a radius outside 1..MAX_FILTER_RADIUS (and 03 for a tile with no output).
-
-/// Fig 7.9 (02_constant_memory.cu): copy the (2r+1)^2 host values to that stage's constant memory.
-void convolution_2D_const_mem_upload_filter(const float* host_filter, int radius);
-/// Fig 7.9: stage 01 with the filter in constant memory and FILTER_RADIUS a compile-time constant.
-LaunchConfig convolution_2D_const_mem(const Conv2dArgs& args);
-
-/// Fig 7.12 (03_tiled_halo.cu): the filter upload for that stage.
-void convolution_tiled_2D_const_mem_upload_filter(const float* host_filter, int radius);
-/// Fig 7.12: blocks the size of the input tile (Conv2dArgs::tile, one of tiled_in_tile_dims()).
-LaunchConfig convolution_tiled_2D_const_mem(const Conv2dArgs& args);
-
-/// Fig 7.15 (04_cached_halo.cu): the filter upload for that stage.
-void convolution_cached_tiled_2D_const_mem_upload_filter(const float* host_filter, int radius);
-/// Fig 7.15: blocks the size of the output tile; halo cells come from global memory (L1/L2).
-LaunchConfig convolution_cached_tiled_2D_const_mem(const Conv2dArgs& args);
-
-/// Beyond the text (05_register_tiled.cu): the filter upload for that stage.
-void convolution_2D_register_tiled_upload_filter(const float* host_filter, int radius);
-/// Beyond the text: each thread computes a 4-wide patch of outputs, several rows tall, from a
-/// shared-memory tile loaded with 16-byte loads (scalar loads when rows are not 16-byte aligned);
-/// each block walks down several tiles, loading the next while computing one (register_tiling()).
-LaunchConfig convolution_2D_register_tiled(const Conv2dArgs& args);
-
-// ---- Tile geometry of the tiled stages --------------------------------------------------------
+/// Stages 01 and 02: one thread per output pixel, 32 x 32 threads per block (the most a block may
+/// have), threadIdx.x along a row so that a warp reads 32 consecutive pixels.
+inline constexpr int BASIC_BLOCK_DIM = 32;
 
 /// Stage 03's input tile when Conv2dArgs::tile is 0: the text's 32 x 32, the largest square block.
 inline constexpr int DEFAULT_IN_TILE_DIM = 32;
-/// The input tiles stage 03 is compiled for (IN_TILE_DIM is a compile-time constant, as in the text).
+/// The input tiles stage 03 is compiled for, the text's first (IN_TILE_DIM is a compile-time constant,
+/// as in the text).
 std::vector<int> tiled_in_tile_dims();
 /// Why stage 03 cannot run with input tile @p in_tile_dim (0: the default) and @p radius on an image
 /// @p height rows tall, as one sentence; empty if it can. Programs turn it into a usage error, the
 /// launcher into std::invalid_argument.
 std::string tiled_tile_error(int in_tile_dim, int radius, int height);
+
+/// Stage 04: input tile, output tile and block are all CACHED_TILE_DIM x CACHED_TILE_DIM (the text's 32).
+inline constexpr int CACHED_TILE_DIM = 32;
 
 /// Stage 05: outputs per thread along a row (one float4).
 inline constexpr int REGISTER_TILED_COARSE_X = 4;
@@ -124,12 +139,9 @@ struct RegisterTiling {
   constexpr int out_h() const { return block_y * coarse_y; }
 };
 
-/// The tiling stage 05 uses for @p radius: the fastest of those measured at 8192 x 8192 on an H100
-/// (see 05_register_tiled.cu). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block;
+/// The tiling stage 05 uses for @p radius, the fastest of those measured on an H100 (the book's
+/// "beyond the text" section). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block;
 /// from r = 6 on that block would not fit the instruction cache, so it adds 4 or 2 rows at a time.
-/// Left to itself, the CUDA 13 compiler gave the kernel 72 to 96 registers. At r = 7 and 8 (80 and 72) a
-/// minimum of 1 block per SM lets it take 96: r = 7 ran 0.6 to 1.5 points of the floor faster, r = 8
-/// the same within a run's noise.
 constexpr RegisterTiling register_tiling(int radius) {
   return radius <= 3   ? RegisterTiling{16, 8, 4, 2, filter_dim(radius), 0}
          : radius <= 5 ? RegisterTiling{16, 8, 4, 4, filter_dim(radius), 0}
@@ -184,5 +196,10 @@ struct Fig714Row {
 };
 std::vector<int> fig_7_14_tiles();
 std::vector<Fig714Row> fig_7_14();
+
+/// 32-byte sectors one warp request touches when each of its active lanes reads @p bytes_per_lane
+/// bytes from byte offset first_bytes[lane] of an allocation aligned to 256 bytes (cudaMalloc's
+/// guarantee). The stages' CounterPredictions replay their warps' loads with it.
+int sectors_touched(const std::vector<long long>& first_bytes, int bytes_per_lane);
 
 }  // namespace pmpp::ch07

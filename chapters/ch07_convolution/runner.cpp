@@ -1,39 +1,61 @@
-// The shared body of the chapter-7 programs (see runner.hpp).
+// The shared body of the chapter-7 programs (see runner.hpp): options, the problem, measuring, the program.
 #include "ch07_convolution/runner.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
+#include <stdexcept>
 
+#include "ch07_convolution/cudnn_baseline.hpp"
 #include "pmpp/device_buffer.hpp"
+#include "pmpp/program.hpp"
 #include "pmpp/random.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp::ch07 {
 
-void add_options(Cli& cli, Options& o) {
+// ---- Options --------------------------------------------------------------------------------------
+
+bool is_whole_chapter(const std::vector<const Stage*>& list) { return list.size() == stages().size(); }
+
+void add_options(Cli& cli, Options& o, const std::vector<const Stage*>& list) {
   cli.option("--width", o.width, "image width in pixels", 1, 1 << 20)
       .option("--height", o.height, "image height in pixels", 1, 1 << 20)
-      .option("--radius", o.radius, "filter radius r: the filter is (2r+1) x (2r+1)", 1, MAX_FILTER_RADIUS)
-      .option("--tile", o.tile, "input tile of stage 03 (Fig 7.12): 8, 16 or 32, larger than 2r; 0: the text's 32", 0,
-              1024)
-      .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
+      .option("--radius", o.radius, "filter radius r: the filter is (2r+1) x (2r+1)", 1, MAX_FILTER_RADIUS);
+  for (const Stage* s : list) {
+    if (s->tiles.empty()) continue;
+    std::string tiles;
+    for (std::size_t i = 0; i < s->tiles.size(); ++i)
+      tiles += (i == 0 ? "" : i + 1 == s->tiles.size() ? " or " : ", ") + std::to_string(s->tiles[i]);
+    cli.option("--tile", o.tile,
+               std::string("input tile of ") + s->id + ": " + tiles + ", > 2r (0: " +
+                   std::to_string(s->tiles.front()) + ")",
+               0, 1024);
+    break;  // one stage of the chapter has a tile choice; a second would need its own option
+  }
+  cli.option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--exact", o.exact, "small-integer inputs: the check demands bit-exact results")
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
       .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
+  if (is_whole_chapter(list))
+    cli.flag("--sweep", o.sweep,
+             "instead: radius 1.." + std::to_string(MAX_FILTER_RADIUS) +
+                 " at this size, the stages beyond the text against the DRAM and FP32 floors (ignores --radius)");
 }
 
-void validate(const Options& o) {
+void validate(const Options& o, const std::vector<const Stage*>& list) {
   // Three float images live on the host (input, reference, result) and two on the device.
   const double pixels = static_cast<double>(o.width) * o.height;
   if (pixels > 4294967296.0)
     throw UsageError("--width x --height is " + std::to_string(static_cast<long long>(pixels)) +
                      " pixels; at most 2^32 are supported");
-  // Every program takes --tile (the side-by-side one runs stage 03), so every program checks it.
-  if (const std::string why = tiled_tile_error(o.tile, o.radius, o.height); !why.empty())
-    throw UsageError("--tile " + std::to_string(o.tile) + ": " + why);
+  const Conv2dArgs problem{nullptr, nullptr, nullptr, o.width, o.height, o.radius, o.tile};
+  for (const Stage* s : list)
+    if (s->cannot_run != nullptr)
+      if (const std::string why = s->cannot_run(problem); !why.empty())
+        throw UsageError(std::string(s->id) + " cannot run this problem: " + why);
 }
 
 std::string problem_in_words(const Options& o) {
@@ -42,7 +64,15 @@ std::string problem_in_words(const Options& o) {
          std::to_string(d) + " filter" + (o.exact ? ", small integers (exact check)" : "");
 }
 
-// ---- Problem ------------------------------------------------------------------------------------
+std::vector<const Stage*> stages_to_run(const std::vector<const Stage*>& list) {
+  std::vector<const Stage*> run;
+  const Stage* first = &stages().front();
+  if (list.size() == 1 && list.front() != first) run.push_back(first);  // the comparison every stage gets
+  run.insert(run.end(), list.begin(), list.end());
+  return run;
+}
+
+// ---- Problem --------------------------------------------------------------------------------------
 
 struct Problem::Device {
   DeviceBuffer<float> in, filter, out;
@@ -95,10 +125,9 @@ CheckResult Problem::check(const Launch& launch) {
   return compare(device_->out.to_host(), reference_, tolerance_);
 }
 
-CheckResult Problem::check_round_trip() {
+CheckResult Problem::check_round_trip(const Stage& stage) {
   std::vector<float> out(reference_.size(), NAN);
-  convolution_2D_basic_round_trip(in_.data(), filter_.data(), out.data(), options_.width, options_.height,
-                                  options_.radius);
+  stage.round_trip(in_.data(), filter_.data(), out.data(), options_.width, options_.height, options_.radius);
   return compare(out, reference_, tolerance_);
 }
 
@@ -114,35 +143,64 @@ Timing Problem::time(const Launch& launch, KernelTimer& timer) {
   return timer.time([&] { launch(a); });
 }
 
+// ---- Measuring ------------------------------------------------------------------------------------
+
+namespace {
+/// "01_basic               PASS: ...", wrapped under its text if the summary is long.
+void print_check(const std::string& name, const std::string& summary) {
+  char name_column[32];
+  std::snprintf(name_column, sizeof name_column, "%-22s ", name.c_str());
+  std::fputs(wrap_text(summary, name_column, std::string(23, ' ')).c_str(), stdout);
+}
+}  // namespace
+
 Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer) {
   Measurement m;
   m.name = stage.id;
+  m.stage = &stage;
+  m.tile = effective_tile(stage, problem.options().tile);
   m.ran = true;
   const CheckResult check = problem.check(stage);
   m.passed = check.ok();
   m.status = m.passed ? "PASS" : "FAIL";
-  std::printf("%-22s %s\n", stage.id, check.summary().c_str());
+  print_check(stage.id, check.summary());
   if (m.passed) m.config = problem.time(stage, timer, m.timing);  // no timing for a wrong result
   return m;
 }
 
-// ---- Device limits ------------------------------------------------------------------------------
-
-namespace {
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-std::string format(const char* fmt, ...) {
-  char line[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(line, sizeof line, fmt, args);
-  va_end(args);
-  return line;
+Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
+  Measurement m;
+  m.name = "cuDNN";
+  m.status = "skipped";
+  if (!cudnn_available()) {
+    m.why = cudnn_description();
+    print_check(m.name, m.why);
+    return m;
+  }
+  const Options& o = problem.options();
+  std::unique_ptr<CudnnConvolution> conv;
+  const Launch launch = [&](const Conv2dArgs& a) { conv->run(a.in, a.filter, a.out); };
+  CheckResult check;
+  try {  // the first run also measures cuDNN's algorithms on this problem
+    conv = std::make_unique<CudnnConvolution>(o.width, o.height, o.radius);
+    check = problem.check(launch);
+  } catch (const std::runtime_error& e) {  // the library refused this problem: say so in its row
+    m.why = std::string("cuDNN could not run: ") + e.what();
+    print_check(m.name, m.why);
+    return m;
+  }
+  m.ran = true;
+  m.passed = check.ok();
+  m.status = m.passed ? "PASS" : "FAIL";
+  print_check(m.name, check.summary());
+  const std::size_t workspace = conv->workspace_bytes();
+  print_check("", cudnn_description() + ", algorithm " + conv->algorithm() +
+                      " (the fastest fp32 one it measured), " +
+                      (workspace == 0 ? std::string("no workspace") : std::to_string(workspace) + "-byte workspace") +
+                      ", FMA math (no TF32)");
+  if (m.passed) m.timing = problem.time(launch, timer);
+  return m;
 }
-
-}  // namespace
 
 Floors floors(const Options& o, const DeviceInfo& d) {
   Floors f;
@@ -153,223 +211,120 @@ Floors floors(const Options& o, const DeviceInfo& d) {
   return f;
 }
 
-// ---- Tables -------------------------------------------------------------------------------------
+// ---- The program ----------------------------------------------------------------------------------
 
-Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device,
-                    const std::string& library) {
-  const Measurement* baseline = nullptr;
-  for (const auto& r : runs)
-    if (!library.empty() && r.name == library && r.passed) baseline = &r;
-  const std::string first = runs.empty() ? "" : runs.front().name;
-  std::vector<std::string> columns{"stage", "check", "grid", "block", "smem B", "median ms", "GB/s", "% of floor",
-                                   "GFLOP/s", "vs " + first};
-  if (baseline) columns.push_back("vs " + library);
-  Table t(columns);
+namespace {
 
-  const double bytes = compulsory_bytes(o.width, o.height);
-  const double ops = flops(o.width, o.height, o.radius);
-  const double first_ms = runs.empty() || !runs.front().passed ? 0 : runs.front().timing.median_ms;
-  const Floors f = floors(o, device);
-  auto dims = [](Dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); };
-  for (const auto& r : runs) {
-    std::vector<Cell> cells{r.name, r.status};
-    if (r.config)
-      cells.insert(cells.end(), {dims(r.config->grid), dims(r.config->block), std::to_string(r.config->shared_bytes)});
-    else
-      cells.insert(cells.end(), {Cell::none(), Cell::none(), Cell::none()});
-    if (r.passed) {  // no performance for a run that computed the wrong thing, or did not run
-      const double ms = r.timing.median_ms;
-      const double gbps = gb_per_s(bytes, ms);
-      cells.insert(cells.end(), {Cell::num(ms, 4), Cell::num(gbps, 0), Cell::num(100.0 * f.dram_ms / ms, 1),
-                                 Cell::num(gflop_per_s(ops, ms), 0),
-                                 first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()});
-      if (baseline) cells.push_back(Cell::num(baseline->timing.median_ms / ms, 2));
-    }
-    t.add_row(cells);
-  }
-  // The limits as rows of their own, timed like nothing else: what no kernel can beat on this device.
-  auto limit_row = [&](const char* name, double ms) {
-    std::vector<Cell> cells{name, "-", "-", "-", "-", Cell::num(ms, 4), Cell::num(gb_per_s(bytes, ms), 0),
-                            Cell::num(100.0 * f.dram_ms / ms, 1), Cell::num(gflop_per_s(ops, ms), 0),
-                            first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()};
-    if (baseline) cells.push_back(Cell::num(baseline->timing.median_ms / ms, 2));
-    t.add_row(cells);
-  };
-  if (f.dram_ms > 0) limit_row("limit: DRAM floor", f.dram_ms);
-  if (f.fma_ms > 0) limit_row("limit: FP32 floor", f.fma_ms);
-  t.add_note(format("limit: DRAM floor = the compulsory 8 B/pixel (each pixel read once, written once) at peak DRAM "
-                    "%.0f GB/s = %.4f ms.",
-                    device.peak_dram_gbps, f.dram_ms));
-  t.add_note("'% of floor' = DRAM floor / time, the same as compulsory GB/s over peak DRAM GB/s.");
-  if (f.fma_ms > 0)
-    t.add_note(format("limit: FP32 floor = %d FMAs/pixel at %.1f TFLOP/s (%d SMs at the peak clock) = %.4f ms.",
-                      filter_dim(o.radius) * filter_dim(o.radius), f.fp32_tflops, device.sm_count, f.fma_ms));
-  t.add_note("'vs X' = X's time / this row's time: above 1 is faster than X.");
-  return t;
+void print_device(const DeviceInfo& device) {
+  std::fputs(wrap_text(device.summary(), "device:  ", std::string(9, ' ')).c_str(), stdout);
 }
 
-std::vector<std::string> explain_tiled_vs_basic(const std::vector<Measurement>& runs, const Options& o,
-                                                const DeviceInfo& device) {
-  auto passed = [&](const char* name) -> const Measurement* {
-    for (const auto& r : runs)
-      if (r.name == name && r.passed) return &r;
-    return nullptr;
-  };
-  std::vector<std::string> lines{"Why the text's tiled stages do or do not beat 01_basic on this device (from the times above):"};
-  const Measurement* basic = passed("01_basic");
-  if (basic == nullptr) {
-    lines.push_back("- 01_basic did not run or did not pass, so there is nothing to compare against.");
-    return lines;
-  }
-  const double bytes = compulsory_bytes(o.width, o.height);
-  if (bytes <= static_cast<double>(device.l2_bytes)) {
-    lines.push_back(format("- the whole problem (%.1f MiB in and out) fits in the %.0f MiB L2: these times measure launch "
-                           "overhead and caches, not DRAM. Run at the default 8192 x 8192 for a comparison that means "
-                           "something.",
-                           bytes / 1048576.0, device.l2_bytes / 1048576.0));
-    return lines;
-  }
-  const Floors f = floors(o, device);
-  const int r = o.radius, taps = filter_dim(r) * filter_dim(r);
-  const double t01 = basic->timing.median_ms;
-  // Section 7.2's model: 8 bytes from global memory per tap. Were that DRAM traffic, 01_basic would take:
-  const double model_ms = static_cast<double>(o.width) * o.height * taps * 8.0 / (device.peak_dram_gbps * 1e6);
-  if (t01 < model_ms)
-    lines.push_back(format("- 01_basic: at the text's 0.25 OP/B it would move %.1f GB through DRAM, %.3f ms at peak; it "
-                           "took %.3f ms, so L1 and the %.0f MiB L2 served most of the %d reads of each pixel. DRAM "
-                           "sees close to the compulsory 8 B/pixel in every stage (floor %.4f ms).",
-                           model_ms * device.peak_dram_gbps * 1e-3, model_ms, t01, device.l2_bytes / 1048576.0, taps,
-                           f.dram_ms));
-  else
-    lines.push_back(format("- 01_basic: %.3f ms, as slow as the text's 0.25 OP/B predicts (%.3f ms at peak DRAM): "
-                           "the caches did not catch its re-reads here.",
-                           t01, model_ms));
+/// --sweep: every radius, the stages beyond the text, one row per radius, recorded as a run of its own.
+int run_sweep(const std::string& program, const Options& options, int argc, char** argv) {
+  RunRecord record(program, command_line(argc, argv), options.json);
+  const std::string largest = std::to_string(filter_dim(MAX_FILTER_RADIUS));
+  record.set_problem(std::to_string(options.width) + " x " + std::to_string(options.height) +
+                     " image, filters 3 x 3 to " + largest + " x " + largest);
+  std::printf("%s --sweep: the stages beyond the text at every radius, against the two floors\n\n",
+              program.c_str());
+  if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
+  const DeviceInfo device = query_device();
+  record.set_device(device.name);
+  print_device(device);
+  std::printf("problem: %d x %d floats, radius 1..%d\n\n", options.width, options.height, MAX_FILTER_RADIUS);
 
-  auto verdict = [](double speedup) {
-    return speedup > 1.05 ? "faster than" : speedup < 0.95 ? "slower than" : "about as fast as";
-  };
-  if (const Measurement* m = passed("02_constant_memory")) {
-    const double s = t01 / m->timing.median_ms;
-    lines.push_back(format("- 02_constant_memory: %.2fx, %s 01_basic. Every lane of a warp reads the same filter value, "
-                           "an L1 broadcast in 01 already: the constant cache saves a load instruction per tap, not "
-                           "DRAM bytes, and the compile-time FILTER_RADIUS lets the compiler unroll the tap loops.",
-                           s, verdict(s)));
-  }
-  if (const Measurement* m = passed("03_tiled_halo")) {
-    const double s = t01 / m->timing.median_ms;
-    const int tile = o.tile == 0 ? DEFAULT_IN_TILE_DIM : o.tile, out = tile - 2 * r;
-    const double idle = 100.0 * (tile * tile - out * out) / (tile * tile);
-    lines.push_back(format("- 03_tiled_halo: %.2fx, %s 01_basic. With a %dx%d input tile %.0f%% of its threads only "
-                           "load halo cells, each block waits at a barrier, and shared memory replaces loads that "
-                           "were L1 hits already: %s.",
-                           s, verdict(s), tile, tile, idle,
-                           s > 1.05 ? "its taps read shared memory, which answers faster than L1 and needs no "
-                                      "bounds test per tap, and that outweighs those costs"
-                                    : "those costs eat what the shared-memory reuse saves"));
-  }
-  if (const Measurement* m = passed("04_cached_halo")) {
-    const double s = t01 / m->timing.median_ms;
-    // Taps of a 32x32 tile that land outside it: along one axis, r(r+1) of the 32(2r+1) tap positions.
-    const double inside = 1.0 - static_cast<double>(r) * (r + 1) / (32.0 * filter_dim(r));
-    lines.push_back(format("- 04_cached_halo: %.2fx, %s 01_basic. %.1f%% of its taps fall in the halo and branch to "
-                           "global memory (L1/L2 hits), and every tap pays the inside-the-tile test.",
-                           s, verdict(s), 100.0 * (1.0 - inside * inside)));
-  }
-  if (const Measurement* m = passed("05_register_tiled")) {
-    const double t = m->timing.median_ms, s = t01 / t;
-    const bool fma_bound = f.fma_ms > f.dram_ms;
-    const RegisterTiling tiling = register_tiling(r);
-    // A pixel read into registers meets every output column of the thread (4) in every output row that
-    // one of the filter rows added together reaches.
-    const int uses = 4 * std::min(tiling.coarse_y, tiling.filter_rows);
-    lines.push_back(format("- 05_register_tiled: %.2fx 01_basic, %.0f%% of the DRAM floor. Its other floor, %d FMAs "
-                           "per pixel at the FP32 peak, is %.4f ms: %s. A pixel read from shared memory feeds up to "
-                           "%d FMAs in registers, so instructions per output, not bytes, is what it cut.",
-                           s, 100.0 * f.dram_ms / t, taps, f.fma_ms,
-                           fma_bound ? "above the DRAM floor, so this filter is bound by arithmetic"
-                                     : "below the DRAM floor, so this filter is bound by DRAM",
-                           uses));
-  }
-  lines.push_back("The text's OP/B counts global-memory requests; on a GPU whose caches turn the re-reads into L1/L2 "
-                  "hits, DRAM traffic is near 8 B/pixel for every stage and the instructions per output decide.");
-  return lines;
-}
-
-Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
-  Table t({"stage", "text model OP/B", "DRAM-read OP/B", "why they differ"});
-  // Loads only, as the text counts: each pixel read from DRAM once, 4 bytes.
-  const double dram = flops(o.width, o.height, o.radius) / (0.5 * compulsory_bytes(o.width, o.height));
-  for (const Stage* s : list)
-    t.add_row({s->id, Cell::num(s->text_op_per_byte(o.radius, o.tile), 2), Cell::num(dram, 2), s->model_note});
-  t.add_note("text model: operations per byte loaded from global memory as sections 7.2-7.5 count them.");
-  t.add_note("DRAM-read: operations per byte when DRAM delivers each pixel once (caches catch every re-read), counting "
-             "loads only, like the model. It equals the text's bound for an infinitely large tile, (2r+1)^2 / 2.");
-  return t;
-}
-
-Table fig_7_14_table() {
-  std::vector<std::string> columns{"filter"};
-  for (int tile : fig_7_14_tiles()) columns.push_back("in tile " + std::to_string(tile) + "^2");
-  columns.push_back("bound");
-  Table t(columns);
-  for (const auto& row : fig_7_14()) {
-    const int d = filter_dim(row.radius);
-    std::vector<Cell> cells{std::to_string(d) + "x" + std::to_string(d)};
-    for (double v : row.op_per_byte) cells.push_back(v > 0 ? Cell::num(v, 2) : Cell{"(no output)"});
-    cells.push_back(Cell::num(row.bound, 2));
-    t.add_row(cells);
-  }
-  t.add_note("OP/B of the tiled kernel (Fig 7.12) = (T-2r)^2 (2r+1)^2 * 2 / (T^2 * 4) for a T x T input tile.");
-  t.add_note("A block cannot exceed 1024 threads, so T <= 32 with one thread per input pixel (the text's 9.57 and "
-             "22.78). Rounded half up, as the text rounds: 3.125 prints as 3.13.");
-  return t;
-}
-
-// ---- The radius sweep ------------------------------------------------------------------------------
-
-std::vector<SweepRow> sweep_radii(const Options& o, const DeviceInfo& device, KernelTimer& timer) {
+  KernelTimer timer(TimingOptions{3, options.repetitions, true});
   std::vector<SweepRow> rows;
+  bool all_passed = true;
   for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
-    Options at_r = o;
+    Options at_r = options;
     at_r.radius = r;
     SweepRow row{r, floors(at_r, device), {}};
     Problem problem(at_r);  // its own image, filter and reference for each radius
     for (const Stage& stage : stages())
-      if (std::string(stage.figure) == "beyond the text" && r <= stage.max_radius)
-        row.runs.push_back(measure(problem, stage, timer));
+      if (stage.beyond_text && r <= stage.max_radius) row.runs.push_back(measure(problem, stage, timer));
+    for (const Measurement& m : row.runs) all_passed = all_passed && m.passed;
     rows.push_back(std::move(row));
   }
-  return rows;
+  std::printf("\n");
+  const Table table = sweep_table(rows, device);
+  table.print(std::cout);
+  record.add("sweep", "The stages beyond the text at every radius, against the DRAM and FP32 floors", table);
+  return record.finish(all_passed ? kExitPass : kExitCheckFailed);
 }
 
-Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
-  std::vector<std::string> columns{"radius", "filter", "DRAM floor ms", "FP32 floor ms", "bound by"};
-  if (!rows.empty())
-    for (const Measurement& m : rows.front().runs) columns.push_back(m.name + " ms");
-  columns.insert(columns.end(), {"best", "% of floor"});
-  Table t(columns);
-  for (const SweepRow& row : rows) {
-    const int d = filter_dim(row.radius);
-    const double floor_ms = std::max(row.floors.dram_ms, row.floors.fma_ms);
-    std::vector<Cell> cells{std::to_string(row.radius), std::to_string(d) + "x" + std::to_string(d),
-                            Cell::num(row.floors.dram_ms, 4), Cell::num(row.floors.fma_ms, 4),
-                            row.floors.fma_ms > row.floors.dram_ms ? "FP32" : "DRAM"};
-    const Measurement* best = nullptr;
-    for (const Measurement& m : row.runs) {
-      cells.push_back(m.passed ? Cell::num(m.timing.median_ms, 4) : Cell{m.status});
-      if (m.passed && (best == nullptr || m.timing.median_ms < best->timing.median_ms)) best = &m;
+}  // namespace
+
+int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
+                int argc, char** argv) {
+  return guarded_main(program.c_str(), [&] {
+    Options options;
+    Cli cli(program, summary);
+    add_options(cli, options, list);
+    if (!cli.parse(argc, argv)) return int{kExitPass};
+    validate(options, list);
+    if (options.sweep && !options.analysis_only) return run_sweep(program, options, argc, argv);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
+    const std::vector<const Stage*> run = stages_to_run(list);
+
+    std::printf("%s\n", program.c_str());
+    for (const Stage* s : list) std::printf("  %-18s %s (%s)\n", s->id, s->title, s->figure);
+    bool tile_choice = false;
+    for (const Stage* s : list) tile_choice = tile_choice || !s->tiles.empty();
+    if (tile_choice) {  // the argument of section 7.4 belongs with the stage that has the tile choice
+      std::printf("\nThe text's Fig 7.14: arithmetic intensity of the tiled kernel against tile size\n");
+      const Table fig = fig_7_14_table();
+      fig.print(std::cout);
+      record.add("fig_7_14", "The text's Fig 7.14: OP/B of the tiled kernel against the input tile", fig);
     }
-    if (best != nullptr)
-      cells.insert(cells.end(), {best->name, Cell::num(100.0 * floor_ms / best->timing.median_ms, 1)});
-    else
-      cells.insert(cells.end(), {Cell::none(), Cell::none()});
-    t.add_row(cells);
-  }
-  t.add_note(format("DRAM floor: 8 B/pixel at %.0f GB/s; FP32 floor: (2r+1)^2 FMAs/pixel at %.1f TFLOP/s (%d SMs at the "
-                    "peak clock).",
-                    device.peak_dram_gbps, rows.empty() ? 0.0 : rows.front().floors.fp32_tflops, device.sm_count));
-  t.add_note("'% of floor' = the higher floor / the best stage's time: 100 would be the hardware's limit.");
-  return t;
+    std::printf("\nThe text's model, radius %d:\n", options.radius);
+    const Table intensity = intensity_table(list, options);
+    intensity.print(std::cout);
+    record.add("model", "The text's model for each stage", intensity);
+    // What the profiler compares its counters with: recorded, not printed.
+    record.add("profile", "Predicted counters for each stage the program runs", profile_table(run, options));
+    if (options.analysis_only) return record.finish(kExitPass);
+    std::printf("\n");
+    if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
+
+    const DeviceInfo device = query_device();
+    record.set_device(device.name);
+    print_device(device);
+    std::fflush(stdout);  // the CPU reference takes a while at the default size
+    Problem problem(options);
+    std::fputs(wrap_text(problem.describe(), "problem: ", std::string(9, ' ')).c_str(), stdout);
+    std::printf("\n");
+
+    bool all_passed = true;
+    for (const Stage* s : run)
+      if (s->round_trip != nullptr) {  // the stage that writes its host round trip out proves it too
+        const CheckResult round_trip = problem.check_round_trip(*s);
+        print_check(std::string(s->id) + " (round trip)", round_trip.summary());
+        all_passed = all_passed && round_trip.ok();
+      }
+    KernelTimer timer(TimingOptions{3, options.repetitions, true});
+    std::vector<Measurement> runs;
+    for (const Stage* s : run)
+      if (options.radius <= s->max_radius) runs.push_back(measure(problem, *s, timer));
+    if (is_whole_chapter(list)) runs.push_back(measure_cudnn(problem, timer));
+    for (const Measurement& m : runs) all_passed = all_passed && (m.passed || !m.ran);
+
+    std::printf("\n");
+    const Table launches = launch_table(runs);
+    launches.print(std::cout);
+    std::printf("\n");
+    Table results = results_table(runs, options, device);
+    for (const std::string& line : explain_times(runs, options, device))
+      results.add_note(line);  // printed with the table, and the record keeps them with the numbers
+    results.print(std::cout);
+    const std::string what = list.size() > 1 ? "Stages side by side with cuDNN"
+                             : run.size() > 1 ? std::string("Stage ") + list.front()->id + " next to " + run.front()->id
+                                              : std::string("Stage ") + list.front()->id;
+    record.add("launches", "How each stage was launched", launches);
+    record.add("results", what, results);
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
+  });
 }
 
 }  // namespace pmpp::ch07

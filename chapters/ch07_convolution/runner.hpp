@@ -1,6 +1,8 @@
 /// @file runner.hpp
-/// @brief What every chapter-7 program does: options, inputs, the checked run, the timed run, the
-/// analysis next to the measurement. The stage programs and the side-by-side program share it.
+/// @brief What every chapter-7 program does: options, the text's analysis, inputs, the checked and
+/// timed runs, and the tables that put the measurement next to the analysis. A stage program lists one
+/// stage and times it next to the first; the side-by-side program lists every stage, adds cuDNN, and
+/// offers `--sweep`. Both are run_program() with a different list.
 #pragma once
 
 #include <cstdint>
@@ -23,21 +25,27 @@ struct Options {
   int width = 8192;
   int height = 8192;
   int radius = 2;
-  int tile = 0;  ///< stage 03's input tile; 0: the text's 32
+  int tile = 0;  ///< input tile of the stages that have a choice (Stage::tiles); 0: each one's default
   std::uint64_t seed = 1;
   int repetitions = 25;
   bool exact = false;       ///< small integers: results must match the reference bit for bit
   bool analysis_only = false;
-  std::string json;         ///< if set, write the results table here
+  bool sweep = false;       ///< the side-by-side program's other mode: every radius, the stages beyond the text
+  std::string json;         ///< if set, write the tables here
 };
 
-/// Register the options every chapter-7 program takes.
-void add_options(Cli& cli, Options& options);
-/// Reject what the ranges cannot express (an image too large to hold, a tile stage 03 cannot use),
-/// as a UsageError with one line of explanation.
-void validate(const Options& options);
+/// True for the side-by-side program: its list is the whole stage table.
+bool is_whole_chapter(const std::vector<const Stage*>& list);
+/// Register the options a program with these stages uses: `--tile` only if one of them has a tile
+/// choice, `--sweep` only for the whole chapter.
+void add_options(Cli& cli, Options& options, const std::vector<const Stage*>& list);
+/// Reject what the ranges cannot express (an image too large to hold, a problem one of the listed
+/// stages cannot run), as a UsageError with one line of explanation.
+void validate(const Options& options, const std::vector<const Stage*>& list);
 /// The problem in words for the run record's captions: "8192 x 8192 image, 5 x 5 filter".
 std::string problem_in_words(const Options& options);
+/// The stages a program with @p list runs: a stage program also runs the first stage, to compare.
+std::vector<const Stage*> stages_to_run(const std::vector<const Stage*>& list);
 
 /// Anything that computes the convolution described by Conv2dArgs on the default stream: a stage's
 /// launcher or a library call.
@@ -53,15 +61,13 @@ class Problem {
   std::string describe() const;
   /// The device buffers and sizes (the filter by pointer, for launches that do not use constant memory).
   Conv2dArgs args() const;
-  /// The filter in host memory, for the stages' upload_filter.
-  const float* host_filter() const { return filter_.data(); }
 
   /// Run @p stage once on poisoned output and compare with the CPU reference.
   CheckResult check(const Stage& stage);
   /// The same for any other launch (the library baseline).
   CheckResult check(const Launch& launch);
-  /// Stage 01 also runs through its hand-written round trip (host arrays in, host array out).
-  CheckResult check_round_trip();
+  /// Run the stage's hand-written host round trip (Stage::round_trip) and compare.
+  CheckResult check_round_trip(const Stage& stage);
   /// Time @p stage (launch only); returns the launch configuration it used.
   LaunchConfig time(const Stage& stage, KernelTimer& timer, Timing& timing);
   /// Time any other launch.
@@ -78,34 +84,47 @@ class Problem {
 /// One row of the results: a stage or the library baseline.
 struct Measurement {
   std::string name;                    ///< the stage's id, or "cuDNN"
-  bool ran = false;                    ///< false: not available; `status` says why
+  const Stage* stage = nullptr;        ///< null for the library
+  int tile = 0;                        ///< the input tile it ran with (0: no choice)
+  bool ran = false;                    ///< false: not available; `status` and `why` say so
   bool passed = false;                 ///< checked against the CPU reference and within tolerance
-  std::string status;                  ///< "PASS", "FAIL", or why it did not run
+  std::string status;                  ///< "PASS", "FAIL" or "skipped"
+  std::string why;                     ///< why it was skipped, one line naming it; else empty
   std::optional<LaunchConfig> config;  ///< grid, block, shared memory (stages only)
   Timing timing;
 };
+/// Check @p stage (printing its check line) and, if it passed, time it.
 Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer);
+/// The same for cuDNN, or a skipped row that says why there is none.
+Measurement measure_cudnn(Problem& problem, KernelTimer& timer);
 
 /// The two limits a 2D convolution cannot beat on this device, in milliseconds.
 struct Floors {
-  double dram_ms = 0;  ///< the compulsory 8 B/pixel at the device's peak DRAM bandwidth
-  double fma_ms = 0;   ///< (2r+1)^2 FMAs per pixel at the device's peak FP32 rate (0 if unknown)
+  double dram_ms = 0;      ///< the compulsory 8 B/pixel at the device's peak DRAM bandwidth
+  double fma_ms = 0;       ///< (2r+1)^2 FMAs per pixel at the device's peak FP32 rate (0 if unknown)
   double fp32_tflops = 0;  ///< that peak, 2 operations per FMA
 };
 Floors floors(const Options& options, const DeviceInfo& device);
 
-/// The measured results as one table: time, compulsory GB/s, % of the DRAM floor, GFLOP/s, speed-up
-/// against the first row and, when a passing row is named @p library, against that row.
-Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device,
-                    const std::string& library = "");
-/// A few printed lines: from the measurements, why the text's tiled stages do or do not beat 01_basic
-/// on this device.
-std::vector<std::string> explain_tiled_vs_basic(const std::vector<Measurement>& runs, const Options& options,
-                                                const DeviceInfo& device);
-/// The text's model next to the DRAM-traffic intensity for each stage in @p stages.
-Table intensity_table(const std::vector<const Stage*>& stages, const Options& options);
+// ---- Tables (tables.cpp) -----------------------------------------------------------------------
+
+/// The text's model next to the DRAM-traffic intensity for each stage in @p list.
+Table intensity_table(const std::vector<const Stage*>& list, const Options& options);
 /// The text's Fig 7.14 (OP/B of the tiled kernel against tile size), computed.
 Table fig_7_14_table();
+/// What the profiler should find for each stage in @p list at the options' sizes, one row per stage
+/// (recorded as "profile", not printed): FLOPs, compulsory bytes, the two intensities and the stage's
+/// CounterPrediction. Numbers are numbers; "-" where a stage has none.
+Table profile_table(const std::vector<const Stage*>& list, const Options& options);
+/// How each measured stage was launched: grid, block, shared memory.
+Table launch_table(const std::vector<Measurement>& runs);
+/// Time, compulsory GB/s, % of the DRAM floor, GFLOP/s and speed-ups against the first row and, when
+/// it passed, cuDNN; then the two floors as rows of their own (time, GB/s and GFLOP/s only).
+Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
+/// From the times in @p runs, why each stage is as fast as it is (Stage::explain), one line each,
+/// after a heading line.
+std::vector<std::string> explain_times(const std::vector<Measurement>& runs, const Options& options,
+                                       const DeviceInfo& device);
 
 /// One radius of the sweep: the stages beyond the text, each checked and timed on the same problem.
 struct SweepRow {
@@ -113,11 +132,16 @@ struct SweepRow {
   Floors floors;
   std::vector<Measurement> runs;  ///< one per stage beyond the text, in the table's order
 };
-/// Every radius 1..MAX_FILTER_RADIUS at the options' size: checks and times each stage beyond the
-/// text (printing one line per check as it goes).
-std::vector<SweepRow> sweep_radii(const Options& options, const DeviceInfo& device, KernelTimer& timer);
-/// The sweep as a table: one row per radius, the two floors, each stage's time, the best stage and
-/// its time as a share of the higher floor.
+/// The sweep as a table: one row per radius, the two floors, each stage's time, and the best stage's
+/// time as a share of the higher floor (with a column naming the best when there are several).
 Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device);
+
+// ---- The program (runner.cpp) ------------------------------------------------------------------
+
+/// The whole program: options, the analysis, and on a GPU the checked and timed runs of the stages
+/// (stages_to_run(list)) and, for the whole chapter, of cuDNN; or with --sweep the radius sweep.
+/// Returns the exit status (program.hpp).
+int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
+                int argc, char** argv);
 
 }  // namespace pmpp::ch07

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "ch07_convolution/image.hpp"
-#include "ch07_convolution/runner.hpp"  // floors(): the device's FP32 peak
+#include "ch07_convolution/image_filter/image.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/program.hpp"
 #include "pmpp/report.hpp"
 #include "pmpp/timing.hpp"
+#include "pmpp/words.hpp"
 
 using namespace pmpp;
 using namespace pmpp::ch07;
@@ -87,39 +87,37 @@ std::string locate(const Image& image, std::size_t index) {
          ", channel " + std::to_string(index % image.channels) + ")";
 }
 
-/// What bounds the measured time. The program measures the time and computes the two floors no
-/// kernel can beat (compulsory DRAM traffic, and the FMAs at the peak FP32 rate), each as a share of
-/// it; what fills the rest was measured with Nsight Compute (see image_filter_kernel.cu).
+/// What bounds the measured time: the two floors no kernel can beat (compulsory DRAM traffic, and the
+/// FMAs at the peak FP32 rate), each as a share of it, and which of them is the higher.
 std::vector<std::string> explain_limit(const Image& input, const Mask& mask, const DeviceInfo& device,
                                        double compulsory_bytes, double measured_ms) {
-  char line[480];
   std::vector<std::string> lines;
   const double dram_ms = device.ms_at_peak_dram(compulsory_bytes);
-  const double tflops = device.peak_fp32_gflops / 1000.0;
   const int taps = mask.width * mask.height;
   const double fma_ms = device.ms_at_peak_fp32(2.0 * static_cast<double>(input.bytes()) * taps);
-  std::snprintf(line, sizeof line,
-                "floors: DRAM %.4f ms (2 B/sample at %.0f GB/s) is %.0f%% of the measured time; FP32 %.4f ms "
-                "(%d FMAs/sample at %.1f TFLOP/s, peak clock) is %.0f%%.",
-                dram_ms, device.peak_dram_gbps, 100.0 * dram_ms / measured_ms, fma_ms, taps, tflops,
-                100.0 * fma_ms / measured_ms);
-  lines.push_back(line);
+  const auto share = [&](double ms) { return fixed(100.0 * ms / measured_ms, 0) + "%"; };
+  std::string floors = "floors: DRAM " + fixed(dram_ms, 4) + " ms (2 B/sample at " +
+                       fixed(device.peak_dram_gbps, 0) + " GB/s) is " + share(dram_ms) + " of the measured time";
+  if (fma_ms > 0)
+    floors += "; FP32 " + fixed(fma_ms, 4) + " ms (" + std::to_string(taps) + " FMAs/sample at " +
+              fixed(device.peak_fp32_gflops / 1000.0, 1) + " TFLOP/s, peak clock) is " + share(fma_ms);
+  lines.push_back(floors + ".");
   if (fma_ms <= 0) return lines;
   if (fma_ms >= dram_ms)
-    std::snprintf(line, sizeof line,
-                  "limit: instruction issue in the SMs, not DRAM. The %d FMAs per sample (each sample its own "
-                  "chain, in the CPU reference's order) fill %.0f%% of the time; the instructions around them "
-                  "(bytes to float planes, shared-memory loads, rounding, byte stores) fill the rest. Profiled on "
-                  "an H200, 8192 x 8192 x 3, 5 x 5: 79%% of issue slots busy, FMA pipe 53%%, L1/shared memory 78%%, "
-                  "DRAM 18%% of peak.",
-                  taps, 100.0 * fma_ms / measured_ms);
+    lines.push_back("The FP32 floor is the higher one: the " + std::to_string(taps) +
+                    " FMAs per sample (each sample its own chain, in the CPU reference's order) would fill " +
+                    share(fma_ms) +
+                    " of the time at the peak rate; the instructions around them (bytes to float planes, "
+                    "shared-memory loads, rounding, byte stores) take the rest.");
   else
-    std::snprintf(line, sizeof line,
-                  "limit: with %d taps per sample the compulsory DRAM traffic is the higher floor; the kernel reaches "
-                  "%.0f%% of it.",
-                  taps, 100.0 * dram_ms / measured_ms);
-  lines.push_back(line);
+    lines.push_back("With " + std::to_string(taps) + " taps per sample the compulsory DRAM traffic is the higher "
+                    "floor; the kernel reaches " + share(dram_ms) + " of it.");
   return lines;
+}
+
+/// @p text wrapped at the terminal's width, continuation lines under the text after @p label.
+void print_labelled(const std::string& label, const std::string& text) {
+  std::fputs(wrap_text(text, label, std::string(label.size(), ' ')).c_str(), stdout);
 }
 
 }  // namespace
@@ -143,21 +141,23 @@ int main(int argc, char** argv) {
     const Mask mask = make_filter(o.filter, o.mask_width, o.mask_height);
     check_out_path(o, input);
 
-    std::printf("%s: 2D convolution of an 8-bit picture: mask in constant memory, input tiles in shared memory, "
-                "register tiles (PMPP Fig 7.9 and 7.12 applied to images)\n\n",
-                kProgram);
-    std::printf("picture: %s, %s\n", o.image.empty() ? "built-in test picture" : ("'" + o.image + "'").c_str(),
-                input.describe().c_str());
-    std::printf("mask:    %s\n%s", mask.describe().c_str(), mask.table().c_str());
-    std::printf("borders: clamp-to-edge; each channel filtered on its own; sums clamped to [0, 255], rounded to "
-                "nearest (ties to even)\n\n");
+    print_labelled(std::string(kProgram) + ": ",
+                   "2D convolution of an 8-bit picture: mask in constant memory, input tiles in shared memory, "
+                   "register tiles (PMPP Fig 7.9 and 7.12 applied to images)");
+    print_labelled("picture: ", (o.image.empty() ? std::string("built-in test picture") : "'" + o.image + "'") + ", " +
+                                    input.describe());
+    print_labelled("mask:    ", mask.describe());
+    std::fputs(mask.table().c_str(), stdout);
+    print_labelled("borders: ", "clamp-to-edge; each channel filtered on its own; sums clamped to [0, 255], rounded "
+                                "to nearest (ties to even)");
+    std::printf("\n");
     RunRecord record(kProgram, command_line(argc, argv), o.json);
     record.set_problem(input.describe() + ", " + mask.describe());
     if (!gpu_or_explain(kProgram)) return record.finish(kExitNoGpu);
 
     const DeviceInfo device = query_device();
     record.set_device(device.name);
-    std::printf("device:  %s\n", device.summary().c_str());
+    print_labelled("device:  ", device.summary());
     const Image reference = filter_image_reference(input, mask);
 
     upload_image_mask(mask);
@@ -176,7 +176,9 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaDeviceSynchronize());
       result.pixels = d_out.to_host();
       const CheckResult check = compare(result.pixels, reference.pixels, Tolerance::exact());
-      std::printf("check (output filled with 0x%02X first): %s\n", poison, check.summary().c_str());
+      char label[64];
+      std::snprintf(label, sizeof label, "check (output filled with 0x%02X first): ", poison);
+      print_labelled(label, check.summary());
       if (!check.ok() && !check.first_bad.empty())
         std::printf("  first difference at %s\n", locate(input, check.first_bad.front()).c_str());
       ok = ok && check.ok();
@@ -188,7 +190,10 @@ int main(int argc, char** argv) {
     auto dims = [](Dim3 d) {
       return std::to_string(d.x) + "x" + std::to_string(d.y) + (d.z > 1 ? "x" + std::to_string(d.z) : "");
     };
-    Table table({"kernel", "check", "grid", "block", "smem B", "median ms", "GB/s", "% peak DRAM", "GFLOP/s"});
+    // The kernel's name is long (convolution_2D_const_mem_image_kernel): the rows are named by their mask.
+    std::printf("kernel: convolution_2D_const_mem_image_kernel\n");
+    const std::string mask_name = mask.name + " " + std::to_string(mask.width) + "x" + std::to_string(mask.height);
+    Table table({"mask", "check", "grid", "block", "smem B", "median ms", "GB/s", "% peak DRAM", "GFLOP/s"});
     if (ok) {
       KernelTimer timer(TimingOptions{3, o.repetitions, true});
       const Timing t = timer.time([&] { filter_image(args); });
@@ -196,7 +201,7 @@ int main(int argc, char** argv) {
       const double bytes = 2.0 * static_cast<double>(input.bytes());
       const double flops = 2.0 * static_cast<double>(input.bytes()) * mask.width * mask.height;
       const double gbps = gb_per_s(bytes, t.median_ms);
-      table.add_row({"convolution_2D_const_mem_image_kernel", "PASS", dims(config.grid), dims(config.block),
+      table.add_row({mask_name, "PASS", dims(config.grid), dims(config.block),
                      std::to_string(config.shared_bytes), Cell::num(t.median_ms, 4), Cell::num(gbps, 1),
                      Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
                      Cell::num(gflop_per_s(flops, t.median_ms), 1)});
@@ -208,7 +213,7 @@ int main(int argc, char** argv) {
       else
         for (const std::string& line : explain_limit(input, mask, device, bytes, t.median_ms)) table.add_note(line);
     } else {
-      table.add_row({"convolution_2D_const_mem_image_kernel", "FAIL", dims(config.grid), dims(config.block),
+      table.add_row({mask_name, "FAIL", dims(config.grid), dims(config.block),
                      std::to_string(config.shared_bytes)});
     }
     table.print(std::cout);
@@ -221,8 +226,9 @@ int main(int argc, char** argv) {
         const Image written = read_pnm(o.out);
         const bool same = written.width == result.width && written.height == result.height &&
                           written.channels == result.channels && written.pixels == result.pixels;
-        std::printf("\nwrote '%s' (%s); read back: %s\n", o.out.c_str(), result.describe().c_str(),
-                    same ? "identical" : "DIFFERENT");
+        std::printf("\n");
+        print_labelled("wrote ", "'" + o.out + "' (" + result.describe() + "); read back: " +
+                                     (same ? "identical" : "DIFFERENT"));
         if (!same) return record.finish(kExitRuntimeError);
       } else {
         std::printf("\nnot writing '%s': the GPU result failed its check\n", o.out.c_str());

@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ch07_convolution/image.hpp"
-#include "ch07_convolution/image_pixel.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
+#include "ch07_convolution/image_filter/image_pixel.hpp"
 #include "pmpp/cli.hpp"
 #include "pmpp/parallel.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
 #include "pmpp/cli.hpp"
 #include "pmpp/parallel.hpp"
 

@@ -8,30 +8,19 @@
 //              each thread computes a COARSE_X x COARSE_Y patch of one channel in registers, walking
 //              down its input rows as stage 05 does, rounds the sums to bytes into a shared output
 //              tile, and the block writes that tile back with wide, aligned stores.
-// Changed:     the first version computed one output byte per thread and, for every tap, clamped two
-//              indices, loaded one byte from global memory and converted it to float: several
-//              instructions for each FMA, 3.58 ms (112 GB/s, 2% of peak DRAM) on an H200 at
-//              8192 x 8192 x 3 with a 5 x 5 mask. Now every input byte is loaded (4 to 16 bytes per
-//              load instruction), clamped and converted once per tile; a float read from shared
-//              memory serves up to COARSE_X x mask height FMAs from a register; and the mask index of
-//              every FMA is a compile-time constant for the square masks compiled below, so the
-//              weight is an operand straight from the constant bank.
+// Changed:     against the plain form (one output byte per thread, a clamped global load and a
+//              conversion per tap), every input byte is loaded (4 to 16 bytes a load), clamped and
+//              converted once per tile; a float read from shared memory serves up to COARSE_X x mask
+//              height FMAs; and for the square masks compiled below every weight is a constant-bank
+//              operand of its FMA.
 // Bit-exact:   each output still gets its own chain of fused multiply-adds, mask rows top to bottom,
 //              each row left to right, starting from 0, then to_pixel(): the CPU reference's order
 //              (image_reference.cpp). Register tiling reorders which *output* is advanced when,
 //              never the order of the taps within one output.
-// Measured:    H200, 8192 x 8192 gaussian, 25 repetitions: 3 channels 5 x 5 in 0.339 ms (1189 GB/s,
-//              25% of peak DRAM; the first version took 3.58 ms), 1 channel 5 x 5 in 0.140 ms (20%),
-//              3 channels 9 x 9 in 0.788 ms (11%).
-// Limitation:  instruction issue, not memory. Nsight Compute, 3 channels 5 x 5: 79% of issue slots
-//              busy, FMA pipe 53%, L1/shared memory 78%, DRAM 18.5%; 72 registers and 37 KiB of
-//              shared memory per block allow 4 blocks (24 warps) per SM. At the peak clock the FMAs
-//              alone take 44% of the time (9 x 9: FMA pipe 66%, 62% of the time); the rest is the
-//              work around them: byte staging, 36 LDS.128 per 800 FMAs per thread and tile,
-//              rounding, byte stores into the output tile. The shared-memory pipe is the next wall.
-//              A bit-exact result rules out fewer FMAs (no separable passes, no shared partial
-//              sums); what is left to win is fewer other instructions per output, e.g. taller
-//              register tiles so that each shared load serves more outputs.
+// Limitation:  instruction issue, not memory: the byte staging, shared-memory reads, rounding and byte
+//              stores around the FMAs. A bit-exact result rules out fewer FMAs (no separable passes, no
+//              shared partial sums); what is left to win is fewer other instructions per output, e.g.
+//              taller register tiles so that each shared load serves more outputs.
 // Preconditions: 1 <= width, height; 1 <= channels <= 4; width * channels and height below
 //              2^31 - 1024; mask sides odd in [1, MAX_MASK_DIM] and equal to the last
 //              upload_image_mask(); in and out do not overlap. Wide loads and stores need
@@ -45,8 +34,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "ch07_convolution/image.hpp"
-#include "ch07_convolution/image_pixel.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
+#include "ch07_convolution/image_filter/image_pixel.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"

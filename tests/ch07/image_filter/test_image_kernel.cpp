@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "ch07_convolution/image.hpp"
-#include "ch07_convolution/image_pixel.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
+#include "ch07_convolution/image_filter/image_pixel.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/device_buffer.hpp"

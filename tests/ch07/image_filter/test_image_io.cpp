@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
 #include "pmpp/cli.hpp"
 
 using namespace pmpp::ch07;

@@ -28,9 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "ch07_convolution/convolution.hpp"
+#include "pmpp/launch_config.hpp"
 
 namespace pmpp::ch07 {
+
+using pmpp::Dim3;
+using pmpp::LaunchConfig;
 
 inline constexpr int MAX_IMAGE_CHANNELS = 4;
 /// Largest width or height accepted from a file or the command line; a header claiming more is

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
 #include "pmpp/cli.hpp"
 
 namespace pmpp::ch07 {

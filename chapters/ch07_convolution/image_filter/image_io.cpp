@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "ch07_convolution/image.hpp"
+#include "ch07_convolution/image_filter/image.hpp"
 #include "pmpp/cli.hpp"
 
 namespace pmpp::ch07 {
