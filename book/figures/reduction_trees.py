@@ -2,8 +2,9 @@
 """Draw the reduction trees of chapter 10 from traces recorded on a GPU.
 
 A chapter-10 stage program run with --trace prints, step by step, every thread that applied the
-operator and the two elements (or shared-memory slots) it combined, as recorded by the instrumented
-build of the kernel on the GPU (see chapters/ch10_reduction/runner.cpp, print_trace). Kept in
+operator and the two elements (or shared-memory slots) it combined, as recorded on the GPU by the
+counting build of the kernel (see chapters/ch10_reduction/tables.cpp, print_trace; traces recorded
+before it was called that say "instrumented build"). Kept in
 results/ as a text file, such a trace becomes a figure here: one row of boxes per step, an arrow from
 each added element into the element that receives it, labelled with the thread that did the add.
 
@@ -18,10 +19,12 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-HEADER = re.compile(r"Trace recorded on the GPU by the instrumented build of (\S+), n = (\d+), (\d+) threads:")
+HEADER = re.compile(r"Trace recorded on the GPU by the (?:instrumented|counting) build of (\S+), n = (\d+), "
+                    r"(\d+) threads?:")
 STEP = re.compile(r"^\s*step (\d+):")
 ENTRY = re.compile(r"t(\d+): \[(-?\d+)\]\+=\[(-?\d+)\]")
 AFTER = re.compile(r"^\s*input after the step:(.*)$")
+NUMBERS = re.compile(r"^\s*-?[\d.e+-]+(\s+-?[\d.e+-]+)*\s*$")  # a continuation of the values
 DEVICE = re.compile(r"^device:\s+(.*?)\s*(\(|$)")
 
 
@@ -39,6 +42,7 @@ class Trace:
 def parse(path: pathlib.Path):
     lines = path.read_text(encoding="utf-8").splitlines()
     trace, device = None, "unknown device"
+    in_values = False  # the values after a step may continue on the next lines
     for line in lines:
         if m := DEVICE.match(line):
             device = m.group(1)
@@ -47,12 +51,17 @@ def parse(path: pathlib.Path):
             continue
         if trace is None:
             continue
+        if in_values and NUMBERS.match(line):
+            trace.values[-1].extend(float(v) for v in line.split())
+            continue
+        in_values = False
         if STEP.match(line):
             trace.steps.append([])
         if trace.steps:
             trace.steps[-1].extend((int(t), int(d), int(s)) for t, d, s in ENTRY.findall(line))
         if m := AFTER.match(line):
             trace.values.append([float(v) for v in m.group(1).split()])
+            in_values = True
     if trace is None or not trace.steps:
         return None
     return trace
@@ -140,7 +149,7 @@ def main():
                      f"element that receives it, labelled with the thread that made it; recorded on the "
                      f'{trace.device} ({relpath})."\n')
     if not parts:
-        parts.append("No trace has been recorded yet. On a GPU, run `ch10_01_simple --n 16 --inputs exact --trace` "
+        parts.append("No trace has been recorded yet. On a GPU, run `ch10_01_simple --n 16 --trace` "
                      "(and the same for `ch10_02_convergent`), keep the output under `results/ch10/`, and rebuild "
                      "the docs: the trees appear here.\n")
     (args.out / "ch10_trees.md").write_text("\n".join(parts), encoding="utf-8")

@@ -16,7 +16,7 @@
 // =================================================================================================
 #include <cuda_runtime.h>
 
-#include "ch10_reduction/probe.cuh"
+#include "ch10_reduction/counted_float.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 
@@ -25,21 +25,17 @@ namespace pmpp::ch10 {
 // ---- Kernel -------------------------------------------------------------------------------------
 
 //! [kernel]
-template <class Probe>
-__global__ void ConvergentSumReductionKernel(float* input, float* output, unsigned int n, Probe probe) {
+template <class T>
+__global__ void ConvergentSumReductionKernel(T* input, T* output, unsigned int n) {
   const unsigned int i = threadIdx.x;
   for (unsigned int stride = blockDim.x; stride >= 1; stride /= 2) {
-    // The adding threads are 0 .. stride-1: whole warps go idle together. As in stage 01, a partner
-    // past the end of a short input means there is nothing to add.
-    const bool adds = threadIdx.x < stride && i + stride < n;
-    probe.combine(adds, i, i + stride);
-    probe.global_access(adds, input + i, input + i + stride, input + i);  // two loads, one store
-    if (adds) {
+    // The adding threads are 0 .. stride-1: whole warps go idle together. As in stage 01, a
+    // partner past the end of a short input means there is nothing to add.
+    if (threadIdx.x < stride && i + stride < n) {
       input[i] += input[i + stride];
     }
     __syncthreads();  // the next iteration reads partial sums that other threads wrote in this one
   }
-  probe.global_access(threadIdx.x == 0, input, output);
   if (threadIdx.x == 0) {
     *output = input[0];
   }
@@ -48,21 +44,32 @@ __global__ void ConvergentSumReductionKernel(float* input, float* output, unsign
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
-LaunchConfig convergent_plan(std::size_t n, const GpuShape&) {
+ReductionLaunch convergent_plan(std::size_t n, const GpuShape&) {
   // One block, one thread per pair of elements: blockDim.x = n/2 rounded up to a power of two.
   return single_block_plan(n, 0);
 }
 
-LaunchConfig convergent_sum_reduction(const ReduceArgs& a) {
+ReductionLaunch convergent_sum_reduction(const ReduceArgs& a) {
   require_single_block_sum(a, "02_convergent");
-  const LaunchConfig c = convergent_plan(a.n, GpuShape{});
+  const ReductionLaunch c = convergent_plan(a.n, GpuShape{});
   if (a.n == 0) {
     reset_to_identity(a.output, a.op);
     return c;
   }
-  with_probe(a.probe, [&](auto probe) {
-    ConvergentSumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, static_cast<unsigned>(a.n), probe);
-  });
+  ConvergentSumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, static_cast<unsigned>(a.n));
+  CUDA_CHECK_LAUNCH();
+  return c;
+}
+
+// ---- Counting build (counted_float.cuh): the same kernel on CountedFloat ----------------------------
+
+ReductionLaunch convergent_sum_reduction_counted(const ReduceArgs& a, const CountingBuffers& buffers) {
+  require_single_block_sum(a, "02_convergent");
+  const ReductionLaunch c = convergent_plan(a.n, GpuShape{});
+  if (c.grid == 0) return convergent_sum_reduction(a);  // nothing to count: the identity is written
+  count_into(buffers);
+  ConvergentSumReductionKernel<<<c.grid, c.block>>>(counted(a.input), counted(a.output),
+                                                    static_cast<unsigned>(a.n));
   CUDA_CHECK_LAUNCH();
   return c;
 }

@@ -14,7 +14,7 @@
 // =================================================================================================
 #include <cuda_runtime.h>
 
-#include "ch10_reduction/probe.cuh"
+#include "ch10_reduction/counted_float.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 
@@ -22,31 +22,29 @@ namespace pmpp::ch10 {
 
 // ---- Constants ----------------------------------------------------------------------------------
 
-// The text sizes input_s with a compile-time BLOCK_DIM; here the block is n/2 rounded up to a power of
-// two, at most MAX_BLOCK_DIM, so the array is sized for the largest block.
+// The text sizes input_s with a compile-time BLOCK_DIM; here the block is n/2 rounded up to a power of two,
+// at most MAX_BLOCK_DIM, so the array is sized for the largest block.
 constexpr unsigned int INPUT_S_SIZE = MAX_BLOCK_DIM;
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
 //! [kernel]
-template <class Probe>
-__global__ void SharedMemorySumReductionKernel(const float* input, float* output, unsigned int n, Probe probe) {
-  __shared__ float input_s[INPUT_S_SIZE];
+template <class T>
+__global__ void SharedMemorySumReductionKernel(const T* input, T* output, unsigned int n) {
+  __shared__ T input_s[INPUT_S_SIZE];
   const unsigned int t = threadIdx.x;
-  // First iteration while loading; elements past the end of a short input count as 0, the identity.
-  probe.combine(t + blockDim.x < n, t, t + blockDim.x);
-  probe.global_access(t < n, input + t);
-  probe.global_access(t + blockDim.x < n, input + t + blockDim.x);
-  input_s[t] = (t < n ? input[t] : 0.0f) + (t + blockDim.x < n ? input[t + blockDim.x] : 0.0f);
+  // The first iteration while loading. Element t exists (the block has fewer threads than n);
+  // its partner t + blockDim.x may not, in an input shorter than 2 * blockDim.x.
+  input_s[t] = input[t];
+  if (t + blockDim.x < n) {
+    input_s[t] += input[t + blockDim.x];
+  }
   for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // the slots read below were written by other threads in the previous step
-    // input_s[t + stride] holds input data only if element t + stride exists (else just zeros).
-    probe.combine(t < stride && t + stride < n, t, t + stride);
     if (t < stride) {
       input_s[t] += input_s[t + stride];
     }
   }
-  probe.global_access(t == 0, output);
   if (t == 0) {
     *output = input_s[0];
   }
@@ -55,21 +53,32 @@ __global__ void SharedMemorySumReductionKernel(const float* input, float* output
 
 // ---- Launcher -----------------------------------------------------------------------------------
 
-LaunchConfig shared_memory_plan(std::size_t n, const GpuShape&) {
+ReductionLaunch shared_memory_plan(std::size_t n, const GpuShape&) {
   // One block, one thread per pair of elements: blockDim.x = n/2 rounded up to a power of two.
   return single_block_plan(n, sizeof(float) * INPUT_S_SIZE);
 }
 
-LaunchConfig shared_memory_sum_reduction(const ReduceArgs& a) {
+ReductionLaunch shared_memory_sum_reduction(const ReduceArgs& a) {
   require_single_block_sum(a, "03_shared_memory");
-  const LaunchConfig c = shared_memory_plan(a.n, GpuShape{});
+  const ReductionLaunch c = shared_memory_plan(a.n, GpuShape{});
   if (a.n == 0) {
     reset_to_identity(a.output, a.op);
     return c;
   }
-  with_probe(a.probe, [&](auto probe) {
-    SharedMemorySumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, static_cast<unsigned>(a.n), probe);
-  });
+  SharedMemorySumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, static_cast<unsigned>(a.n));
+  CUDA_CHECK_LAUNCH();
+  return c;
+}
+
+// ---- Counting build (counted_float.cuh): the same kernel on CountedFloat ----------------------------
+
+ReductionLaunch shared_memory_sum_reduction_counted(const ReduceArgs& a, const CountingBuffers& buffers) {
+  require_single_block_sum(a, "03_shared_memory");
+  const ReductionLaunch c = shared_memory_plan(a.n, GpuShape{});
+  if (c.grid == 0) return shared_memory_sum_reduction(a);  // nothing to count: the identity is written
+  count_into(buffers);
+  SharedMemorySumReductionKernel<<<c.grid, c.block>>>(counted(a.input), counted(a.output),
+                                                      static_cast<unsigned>(a.n));
   CUDA_CHECK_LAUNCH();
   return c;
 }

@@ -16,7 +16,7 @@
 
 #include <stdexcept>
 
-#include "ch10_reduction/probe.cuh"
+#include "ch10_reduction/counted_float.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
@@ -26,25 +26,25 @@ namespace pmpp::ch10 {
 // ---- Kernel -------------------------------------------------------------------------------------
 
 //! [kernel]
-template <class Probe>
-__global__ void SegmentedSumReductionKernel(const float* input, float* output, std::size_t n, Probe probe) {
-  __shared__ float input_s[BLOCK_DIM];
+template <class T>
+__global__ void SegmentedSumReductionKernel(const T* input, T* output, std::size_t n) {
+  __shared__ T input_s[BLOCK_DIM];
   const std::size_t segment = 2 * static_cast<std::size_t>(blockDim.x) * blockIdx.x;
   const std::size_t i = segment + threadIdx.x;
   const unsigned int t = threadIdx.x;
-  // The last segment may hang over the end: missing elements count as 0, the identity.
-  probe.combine(i + BLOCK_DIM < n, t, t + BLOCK_DIM);
-  probe.global_access(i < n, input + i);
-  probe.global_access(i + BLOCK_DIM < n, input + i + BLOCK_DIM);
-  input_s[t] = (i < n ? input[i] : 0.0f) + (i + BLOCK_DIM < n ? input[i + BLOCK_DIM] : 0.0f);
+  // The first add while loading, in a register. The last segment may hang over the end of the
+  // input: a missing element counts as 0, the identity, and a missing partner means nothing to add.
+  T sum = i < n ? input[i] : 0.0f;
+  if (i + BLOCK_DIM < n) {
+    sum += input[i + BLOCK_DIM];
+  }
+  input_s[t] = sum;
   for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // the slots read below were written by other threads in the previous step
-    probe.combine(t < stride && i + stride < n, t, t + stride);
     if (t < stride) {
       input_s[t] += input_s[t + stride];
     }
   }
-  probe.global_access(t == 0, output);
   if (t == 0) {
     atomicAdd(output, input_s[0]);  // blocks finish in any order; the atomic serializes their adds
   }
@@ -54,8 +54,8 @@ __global__ void SegmentedSumReductionKernel(const float* input, float* output, s
 // ---- Launcher -----------------------------------------------------------------------------------
 
 //! [launcher]
-LaunchConfig segmented_plan(std::size_t n, const GpuShape&) {
-  LaunchConfig c;
+ReductionLaunch segmented_plan(std::size_t n, const GpuShape&) {
+  ReductionLaunch c;
   // BLOCK_DIM threads, each adding two elements: one block per 2 * BLOCK_DIM-element segment.
   c.block = BLOCK_DIM;
   c.grid = static_cast<unsigned>(ceil_div<std::size_t>(n, 2 * BLOCK_DIM));
@@ -66,17 +66,28 @@ LaunchConfig segmented_plan(std::size_t n, const GpuShape&) {
   return c;
 }
 
-LaunchConfig segmented_sum_reduction(const ReduceArgs& a) {
-  if (a.op != Op::sum) throw std::invalid_argument("stage 04_segmented is the text's sum kernel; use stage 05 or 06");
-  const LaunchConfig c = segmented_plan(a.n, GpuShape{});
+ReductionLaunch segmented_sum_reduction(const ReduceArgs& a) {
+  require_sum(a, "04_segmented");
+  const ReductionLaunch c = segmented_plan(a.n, GpuShape{});
   reset_to_identity(a.output, a.op);  // blocks accumulate into the output: it must start at 0
   if (c.grid == 0) return c;
-  with_probe(a.probe, [&](auto probe) {
-    SegmentedSumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, a.n, probe);
-  });
+  SegmentedSumReductionKernel<<<c.grid, c.block>>>(a.input, a.output, a.n);
   CUDA_CHECK_LAUNCH();
   return c;
 }
 //! [launcher]
+
+// ---- Counting build (counted_float.cuh): the same kernel on CountedFloat ----------------------------
+
+ReductionLaunch segmented_sum_reduction_counted(const ReduceArgs& a, const CountingBuffers& buffers) {
+  require_sum(a, "04_segmented");
+  const ReductionLaunch c = segmented_plan(a.n, GpuShape{});
+  reset_to_identity(a.output, a.op);
+  if (c.grid == 0) return c;
+  count_into(buffers);
+  SegmentedSumReductionKernel<<<c.grid, c.block>>>(counted(a.input), counted(a.output), a.n);
+  CUDA_CHECK_LAUNCH();
+  return c;
+}
 
 }  // namespace pmpp::ch10

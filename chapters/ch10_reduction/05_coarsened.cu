@@ -17,8 +17,8 @@
 // =================================================================================================
 #include <cuda_runtime.h>
 
+#include "ch10_reduction/counted_float.cuh"
 #include "ch10_reduction/operators.cuh"
-#include "ch10_reduction/probe.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
@@ -29,20 +29,16 @@ namespace pmpp::ch10 {
 
 // The text's CoarsenedSumReductionKernel, with the operator as a template parameter.
 //! [kernel]
-template <class Operator, class Probe>
-__global__ void CoarsenedReductionKernel(const float* input, float* output, std::size_t n, Operator op,
-                                         Probe probe) {
-  __shared__ float input_s[BLOCK_DIM];
+template <class T, class Operator>
+__global__ void CoarsenedReductionKernel(const T* input, T* output, std::size_t n, Operator op) {
+  __shared__ T input_s[BLOCK_DIM];
   const std::size_t segment = COARSE_FACTOR * 2 * static_cast<std::size_t>(blockDim.x) * blockIdx.x;
   const std::size_t i = segment + threadIdx.x;
   const unsigned int t = threadIdx.x;
-  probe.global_access(i < n, input + i);
-  float sum = i < n ? input[i] : Operator::identity();
+  T sum = i < n ? input[i] : Operator::identity();
 #pragma unroll
   for (unsigned int tile = 1; tile < COARSE_FACTOR * 2; ++tile) {
-    const std::size_t j = i + tile * BLOCK_DIM;  // BLOCK_DIM apart: a warp reads one 128-byte segment
-    probe.combine(j < n, i, j);
-    probe.global_access(j < n, input + j);
+    const std::size_t j = i + tile * BLOCK_DIM;  // BLOCK_DIM apart: a warp reads one segment
     if (j < n) {
       sum = op(sum, input[j]);
     }
@@ -50,12 +46,10 @@ __global__ void CoarsenedReductionKernel(const float* input, float* output, std:
   input_s[t] = sum;
   for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
     __syncthreads();  // the slots read below were written by other threads in the previous step
-    probe.combine(t < stride && i + stride < n, t, t + stride);
     if (t < stride) {
       input_s[t] = op(input_s[t], input_s[t + stride]);
     }
   }
-  probe.global_access(t == 0, output);
   if (t == 0) {
     atomic_combine(op, output, input_s[0]);
   }
@@ -65,8 +59,8 @@ __global__ void CoarsenedReductionKernel(const float* input, float* output, std:
 // ---- Launcher -----------------------------------------------------------------------------------
 
 //! [launcher]
-LaunchConfig coarsened_plan(std::size_t n, const GpuShape&) {
-  LaunchConfig c;
+ReductionLaunch coarsened_plan(std::size_t n, const GpuShape&) {
+  ReductionLaunch c;
   // BLOCK_DIM threads, each combining 2 * COARSE_FACTOR elements: one block per coarsened segment.
   c.block = BLOCK_DIM;
   c.grid = static_cast<unsigned>(ceil_div<std::size_t>(n, COARSE_FACTOR * 2 * BLOCK_DIM));
@@ -77,18 +71,30 @@ LaunchConfig coarsened_plan(std::size_t n, const GpuShape&) {
   return c;
 }
 
-LaunchConfig coarsened_reduction(const ReduceArgs& a) {
-  const LaunchConfig c = coarsened_plan(a.n, GpuShape{});
-  reset_to_identity(a.output, a.op);  // blocks accumulate into the output: it must start at the identity
+ReductionLaunch coarsened_reduction(const ReduceArgs& a) {
+  const ReductionLaunch c = coarsened_plan(a.n, GpuShape{});
+  reset_to_identity(a.output, a.op);  // the blocks accumulate into the output
   if (c.grid == 0) return c;
   with_operator(a.op, [&](auto op) {
-    with_probe(a.probe, [&](auto probe) {
-      CoarsenedReductionKernel<<<c.grid, c.block>>>(a.input, a.output, a.n, op, probe);
-    });
+    CoarsenedReductionKernel<<<c.grid, c.block>>>(a.input, a.output, a.n, op);
   });
   CUDA_CHECK_LAUNCH();
   return c;
 }
 //! [launcher]
+
+// ---- Counting build (counted_float.cuh): the same kernel on CountedFloat ----------------------------
+
+ReductionLaunch coarsened_reduction_counted(const ReduceArgs& a, const CountingBuffers& buffers) {
+  const ReductionLaunch c = coarsened_plan(a.n, GpuShape{});
+  reset_to_identity(a.output, a.op);
+  if (c.grid == 0) return c;
+  count_into(buffers);
+  with_operator(a.op, [&](auto op) {
+    CoarsenedReductionKernel<<<c.grid, c.block>>>(counted(a.input), counted(a.output), a.n, op);
+  });
+  CUDA_CHECK_LAUNCH();
+  return c;
+}
 
 }  // namespace pmpp::ch10

@@ -32,10 +32,10 @@ std::size_t cub_scratch_bytes(std::size_t n, Op op) {
   return bytes;
 }
 
-LaunchConfig cub_reduction(const ReduceArgs& a) {
+ReductionLaunch cub_reduction(const ReduceArgs& a) {
   std::size_t bytes = cub_scratch_bytes(a.n, a.op);  // host arithmetic only; the caller allocated this much
   cub_call(a.scratch, bytes, a.input, a.output, a.n, a.op);
-  LaunchConfig c;  // CUB picks its own grid and block: left at 0, printed as "-"
+  ReductionLaunch c;  // CUB picks its own grid and block: left at 0, printed as "-"
   // launches stays 0 ("-"): CUB decides (one kernel for a small input, two for a large one).
   c.rounding_depth = a.n > 0 ? a.n - 1 : 0;  // CUB's order is not ours to know: the any-order bound
   return c;

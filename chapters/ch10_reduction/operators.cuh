@@ -4,6 +4,7 @@
 ///
 /// An operator is a type with `identity()` and `operator()(a, b)`; a kernel templated on it is
 /// compiled once per operator, so the add in the inner loop is a single instruction, not a switch.
+/// `operator()` takes the kernel's element type T: float, or the counting build's CountedFloat.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,19 +18,23 @@ namespace pmpp::ch10 {
 //! [operators]
 struct Sum {
   __host__ __device__ static float identity() { return 0.0f; }
-  __device__ float operator()(float a, float b) const { return a + b; }
+  template <class T>
+  __device__ T operator()(T a, T b) const { return a + b; }
 };
 struct Max {
   __host__ __device__ static float identity() { return -INFINITY; }  // max(-inf, v) = v for every v
-  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  template <class T>
+  __device__ T operator()(T a, T b) const { return fmaxf(a, b); }
 };
 struct Min {
   __host__ __device__ static float identity() { return INFINITY; }
-  __device__ float operator()(float a, float b) const { return fminf(a, b); }
+  template <class T>
+  __device__ T operator()(T a, T b) const { return fminf(a, b); }
 };
 struct Product {
   __host__ __device__ static float identity() { return 1.0f; }
-  __device__ float operator()(float a, float b) const { return a * b; }
+  template <class T>
+  __device__ T operator()(T a, T b) const { return a * b; }
 };
 //! [operators]
 

@@ -1,4 +1,5 @@
-// The shared body of the chapter-10 programs (see runner.hpp).
+// The shared body of the chapter-10 programs (see runner.hpp): options, the problem, the runs, and
+// run_program. The tables are in tables.cpp.
 #include "ch10_reduction/runner.hpp"
 
 #include <cuda_runtime_api.h>
@@ -6,28 +7,64 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
+#include <iostream>
 
 #include "pmpp/cuda_check.hpp"
+#include "pmpp/empty_launch.hpp"
+#include "pmpp/next_steps.hpp"
+#include "pmpp/program.hpp"
+#include "pmpp/words.hpp"
 
 namespace pmpp::ch10 {
 
 // ---- Options -----------------------------------------------------------------------------------
 
-void add_options(Cli& cli, Options& o, bool traceable) {
-  cli.option("--n", o.n, "number of floats to reduce", 0, std::int64_t{1} << 33)
-      .option("--op", o.op, "the operator (section 10.1); stages 01-04 implement the text's sum only", op_names())
-      .option("--inputs", o.inputs,
-              "exact: inputs whose reduction is exact in float in any order, checked bit for bit; floats: random "
-              "floats in [-1, 1), checked against the rounding-error bound (sum only)",
-              {"exact", "floats"})
+namespace {
+bool every(const std::vector<const Stage*>& list, bool Stage::*flag) {
+  return std::all_of(list.begin(), list.end(), [&](const Stage* s) { return s->*flag; });
+}
+bool any(const std::vector<const Stage*>& list, bool Stage::*flag) {
+  return std::any_of(list.begin(), list.end(), [&](const Stage* s) { return s->*flag; });
+}
+// "01, 02 and 03": the stage numbers (the id up to its first '_') of the stages in @p list without @p flag.
+std::string numbers_without(const std::vector<const Stage*>& list, bool Stage::*flag) {
+  std::vector<std::string> numbers;
+  for (const Stage* s : list)
+    if (!(s->*flag)) numbers.push_back(std::string(s->id).substr(0, std::string(s->id).find('_')));
+  std::string text;
+  for (std::size_t k = 0; k < numbers.size(); ++k)
+    text += (k == 0 ? "" : k + 1 == numbers.size() ? " and " : ", ") + numbers[k];
+  return text;
+}
+}  // namespace
+
+void add_options(Cli& cli, Options& o, const std::vector<const Stage*>& list) {
+  const bool single_block = std::all_of(list.begin(), list.end(), [](const Stage* s) {
+    return s->max_n <= SINGLE_BLOCK_MAX_N;
+  });
+  cli.option("--n", o.n,
+             single_block ? "number of floats to reduce (at most " + std::to_string(SINGLE_BLOCK_MAX_N) +
+                                ": one block of " + std::to_string(MAX_BLOCK_DIM) + " threads)"
+                          : std::string("number of floats to reduce"),
+             0, std::int64_t{1} << 33);
+  if (any(list, &Stage::all_operators)) {
+    std::string help = "the operator (section 10.1)";
+    if (!every(list, &Stage::all_operators))
+      help += "; stages " + numbers_without(list, &Stage::all_operators) + " take the sum only and sit out the others";
+    cli.option("--op", o.op, help, op_names());
+  }
+  cli.option("--inputs", o.inputs,
+             "exact: inputs whose sum is exact in float in any order, checked bit for bit; floats: random floats "
+             "in [-1, 1), checked against the rounding-error bound (sums only)",
+             {"exact", "floats"})
       .option("--seed", o.seed, "seed of the random inputs", 0, INT64_MAX)
       .option("--reps", o.repetitions, "timed repetitions (the median is reported)", 1, 10000)
       .flag("--analysis", o.analysis_only, "print the text's analysis only (needs no GPU)")
       .option("--json", o.json, "also write the tables as JSON to this file (a run record)");
-  if (traceable)
+  if (every(list, &Stage::traceable))
     cli.flag("--trace", o.trace,
-             "print each step's adding threads and the elements they add, recorded on the GPU (n <= 64)");
+             "print each step's adding threads and the elements they add, recorded on the GPU (n <= " +
+                 std::to_string(kMaxTraceN) + ")");
 }
 
 std::string unsupported(const Stage& stage, const Options& o) {
@@ -46,16 +83,16 @@ std::string problem_in_words(const Options& o) {
     while ((std::size_t{1} << k) < o.n) ++k;
     count = "2^" + std::to_string(k);
   }
-  std::string words = std::string(op_name(o.parsed_op())) + " of " + count + " floats";
+  std::string words = std::string(op_name(o.parsed_op())) + " of " + count + (o.n == 1 ? " float" : " floats");
   if (o.parsed_op() == Op::sum)
     words += o.input_kind() == InputKind::floats ? ", random in [-1, 1)" : ", small integers (exact sums)";
   return words;
 }
 
-void validate(const Options& o, const Stage* stage) {
+void validate(const Options& o, const std::vector<const Stage*>& list) {
   o.parsed_op();  // throws for an unknown operator
-  if (stage != nullptr) {
-    if (const std::string why = unsupported(*stage, o); !why.empty())
+  if (list.size() == 1) {
+    if (const std::string why = unsupported(*list.front(), o); !why.empty())
       throw UsageError(why + ", got --n " + std::to_string(o.n) + " --op " + o.op);
   }
   if (o.trace && o.n > kMaxTraceN)
@@ -70,8 +107,8 @@ std::string Check::summary() const {
   if (tolerance.abs == 0 && tolerance.rel == 0)
     std::snprintf(line, sizeof line, "%s: got %.9g, want %.9g (exact)", ok ? "PASS" : "FAIL", got, want);
   else
-    std::snprintf(line, sizeof line, "%s: got %.9g, want %.9g; |error| %.3g <= bound %.3g: %s", ok ? "PASS" : "FAIL",
-                  got, want, std::fabs(got - want), tolerance.abs, ok ? "yes" : "no");
+    std::snprintf(line, sizeof line, "%s: got %.9g, want %.9g, |error| %.3g %s bound %.3g", ok ? "PASS" : "FAIL",
+                  got, want, std::fabs(got - want), ok ? "<=" : ">", tolerance.abs);
   return line;
 }
 
@@ -88,12 +125,18 @@ Problem::Problem(const Options& o) : options_(o), op_(o.parsed_op()) {
 }
 
 std::string Problem::describe() const {
-  std::ostringstream s;
-  s << options_.n << " floats, " << op_name(op_) << ", seed " << options_.seed << "\n         inputs: "
-    << describe_inputs(options_.n, op_, options_.input_kind());
-  if (!exact_)
-    s << "\n         sum|x| = " << sum_abs_ << "; bound gamma_k * sum|x|, gamma_k = k u / (1 - k u), u = 2^-24";
-  return s.str();
+  const std::string indent(9, ' ');
+  std::string s = wrap_text(count_of(static_cast<long long>(options_.n), "float") + ", " + op_name(op_) +
+                                ", seed " + std::to_string(options_.seed),
+                            "problem: ", indent);
+  s += wrap_text(describe_inputs(options_.n, op_, options_.input_kind()), indent + "inputs: ", indent + "  ");
+  if (!exact_) {
+    char bound[160];
+    std::snprintf(bound, sizeof bound, "sum|x| = %g; bound gamma_k * sum|x|, gamma_k = k u / (1 - k u), u = 2^-24",
+                  sum_abs_);
+    s += wrap_text(bound, indent, indent + "  ");
+  }
+  return s;
 }
 
 void Problem::restore_input(const Stage& stage) {
@@ -124,11 +167,11 @@ Check Problem::check(const Stage& stage) {
   restore_input(stage);
   d_output_.poison();  // NaN: a kernel that never writes the output cannot pass
   Check c;
-  c.config = stage.launch(args(stage));
+  c.launch = stage.launch(args(stage));
   CUDA_CHECK(cudaDeviceSynchronize());
   c.got = d_output_.to_host()[0];
   c.want = reference_;
-  c.tolerance = exact_ ? Tolerance::exact() : Tolerance{sum_error_bound(c.config.rounding_depth, sum_abs_), 0};
+  c.tolerance = exact_ ? Tolerance::exact() : Tolerance{sum_error_bound(c.launch.rounding_depth, sum_abs_), 0};
   c.ok = within(c.got, c.want, c.tolerance);
   return c;
 }
@@ -138,9 +181,9 @@ Timing Problem::time(const Stage& stage, KernelTimer& timer) {
   return timer.time([&] { restore_input(stage); }, [&] { stage.launch(a); });
 }
 
-ResourceCounts Problem::measure(const Stage& stage, LaunchConfig& config) {
+ResourceCounts Problem::measure(const Stage& stage) {
   restore_input(stage);
-  return measure_counts(stage, args(stage), &config);
+  return measure_counts(stage, args(stage));
 }
 
 std::vector<TraceRecord> Problem::trace(const Stage& stage) {
@@ -156,208 +199,118 @@ Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer) 
   m.check = problem.check(stage);
   if (!m.check.ok) return m;  // no performance for a wrong answer
   m.timing = problem.time(stage, timer);
-  if (stage.model != nullptr) {
-    LaunchConfig launched;
-    m.counts = problem.measure(stage, launched);
-  }
+  if (stage.launch_counted != nullptr) m.counts = problem.measure(stage);
   return m;
 }
 
-// ---- Tables ----------------------------------------------------------------------------------------
-
-Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
-                    const Measurement* baseline, const Timing* empty_launch, const ReadLimit* read_limit) {
-  Table t({"stage", "check", "grid x block", "launches", "median ms", "GB/s", "% peak DRAM", "x CUB"});
-  const double bytes = static_cast<double>(n) * sizeof(float);
-  const bool have_baseline = baseline != nullptr && baseline->check.ok && baseline->timing.median_ms > 0;
-  const auto x_baseline = [&](double ms) {
-    return have_baseline ? Cell::num(baseline->timing.median_ms / ms, 2) : Cell::none();
-  };
-  for (const auto& r : runs) {
-    if (!r.skipped.empty()) {
-      t.add_row({r.stage->id, "skipped"});
-      t.add_note(std::string(r.stage->id) + " skipped: " + r.skipped);
-      continue;
-    }
-    const LaunchConfig& c = r.check.config;
-    const std::string shape = c.block == 0 ? "-" : std::to_string(c.grid) + " x " + std::to_string(c.block);
-    const std::string launches = c.launches == 0 ? "-" : std::to_string(c.launches);
-    if (!r.check.ok) {  // no performance for a wrong answer
-      t.add_row({r.stage->id, "FAIL", shape, launches});
-      continue;
-    }
-    const double ms = r.timing.median_ms, gbps = gb_per_s(bytes, ms);
-    t.add_row({r.stage->id, "PASS", shape, launches, Cell::num(ms, 4), Cell::num(gbps, 0),
-               Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
-  }
-  const bool show_read = read_limit != nullptr && device.peak_dram_gbps > 0;
-  if (show_read) {
-    const double ms = read_limit->timing.median_ms, gbps = gb_per_s(bytes, ms);
-    t.add_row({"limit: read once", "-", std::to_string(read_limit->grid) + " x " + std::to_string(read_limit->block),
-               "1", Cell::num(ms, 4), Cell::num(gbps, 0), Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
-               x_baseline(ms)});
-  }
-  const bool show_limit = empty_launch != nullptr && device.peak_dram_gbps > 0;
-  const double read_ms = device.ms_at_peak_dram(bytes);
-  if (show_limit) {
-    const double ms = empty_launch->median_ms + read_ms, gbps = gb_per_s(bytes, ms);
-    t.add_row({"limit: one launch", "-", "-", "1", Cell::num(ms, 4), Cell::num(gbps, 0),
-               Cell::num(100.0 * gbps / device.peak_dram_gbps, 1), x_baseline(ms)});
-  }
-  t.add_note("GB/s counts one read of the input (4n bytes), the least any reduction must move: '% peak DRAM' is the "
-             "fraction of the DRAM limit reached.");
-  t.add_note("Timed launches only, median of the repetitions, L2 flushed before each.");
-  t.add_note("'x CUB' is throughput relative to cub::DeviceReduce in this run (> 1: faster).");
-  if (show_read)
-    t.add_note(std::string(kReadLimitNote) + " A reduction reads as much and does more.");
-  if (show_limit) {
-    char line[300];
-    std::snprintf(line, sizeof line,
-                  "limit: one launch = an empty kernel, timed the same way (%.3g us: launch, start-up, events), plus "
-                  "one read of the input at peak DRAM (%.3g us). No reduction in one launch can be faster; one in two "
-                  "launches pays the empty kernel twice.",
-                  1e3 * empty_launch->median_ms, 1e3 * read_ms);
-    t.add_note(line);
-  }
-  return t;
-}
+// ---- The program ----------------------------------------------------------------------------------
 
 namespace {
-Cell count_cell(const std::optional<unsigned long long>& v) {
-  return v ? Cell::num(static_cast<double>(*v), 0) : Cell::none();
-}
-Cell count_cell(unsigned long long v) { return Cell::num(static_cast<double>(v), 0); }
-Cell ratio_cell(std::optional<unsigned long long> num, std::optional<unsigned long long> den) {
-  if (!num || !den || *den == 0) return Cell::none();
-  return Cell::num(static_cast<double>(*num) / static_cast<double>(*den), 3);
-}
-// The reason a text figure differs from the count, or "" when they agree (or the text has none).
-std::string why(const std::optional<unsigned long long>& text, unsigned long long counted, const char* note) {
-  if (!text || *text == counted) return "";
-  return (note != nullptr && *note != '\0') ? note : "not explained: the text's figure and the count disagree";
+/// The analysis the text's rules predict, where nothing is measured (--analysis, or no GPU).
+Table predicted_analysis(const std::vector<const Stage*>& list, const Options& options) {
+  if (list.size() == 1)
+    return analysis_table(*list.front(), options.n, list.front()->plan(options.n, GpuShape{}), std::nullopt);
+  std::vector<Measurement> planned;
+  for (const Stage* s : list) planned.push_back({s, unsupported(*s, options), {}, {}, std::nullopt});
+  return analysis_summary(planned, options.n, GpuShape{});
 }
 
-// Footnotes under a table: a cell shows "(a)", the note below the table says why, wrapped.
-class Footnotes {
- public:
-  explicit Footnotes(Table& table) : table_(table) {}
-  /// The mark for @p text ("" for no text); the same text gets the same mark.
-  std::string mark(const std::string& text) {
-    if (text.empty()) return "";
-    auto found = std::find(texts_.begin(), texts_.end(), text);
-    if (found == texts_.end()) {
-      texts_.push_back(text);
-      found = texts_.end() - 1;
-    }
-    return std::string("(") + static_cast<char>('a' + (found - texts_.begin())) + ")";
-  }
-  /// Add the notes to the table, one per mark ("(a) why").
-  void flush() {
-    for (std::size_t k = 0; k < texts_.size(); ++k)
-      table_.add_note(std::string("(") + static_cast<char>('a' + k) + ") " + texts_[k]);
-  }
-
- private:
-  Table& table_;
-  std::vector<std::string> texts_;
-};
+/// Which GPU the predicted analysis planned for, where a stage's launch depends on it ("" otherwise).
+std::string assumed_gpu_note(const std::vector<const Stage*>& list) {
+  std::vector<std::string> ids;
+  for (const Stage* s : list)
+    if (s->sized_to_gpu) ids.push_back(s->id);
+  if (ids.empty()) return "";
+  std::string who = ids.size() == 1 ? "Stage " + ids.front() + " sizes its grid" : "Stages that size their grid";
+  return who + " to the GPU: planned here for " + kAssumedGpu + "; run on a GPU, the program plans for that GPU.";
+}
 }  // namespace
 
-Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& config,
-                     const std::optional<ResourceCounts>& measured) {
-  Table t({"quantity", "text", "counted", "measured on GPU", "note"});
-  Footnotes notes(t);
-  const TextFigures text = stage.text ? stage.text(n) : TextFigures{};
-  const ResourceCounts model = stage.model(n, config);
-  auto measured_cell = [&](unsigned long long ResourceCounts::*field) {
-    return measured ? count_cell((*measured).*field) : Cell::none();
-  };
-  t.add_row({"committed results (adding lanes)", count_cell(text.committed), count_cell(model.committed),
-             measured_cell(&ResourceCounts::committed), notes.mark(why(text.committed, model.committed, ""))});
-  t.add_row({"consumed lanes (32 per busy warp)", count_cell(text.consumed), count_cell(model.consumed),
-             measured_cell(&ResourceCounts::consumed),
-             notes.mark(why(text.consumed, model.consumed, stage.consumed_note))});
-  t.add_row({"execution-resource efficiency", ratio_cell(text.committed, text.consumed),
-             Cell::num(model.efficiency(), 3), measured ? Cell::num(measured->efficiency(), 3) : Cell::none(), ""});
-  t.add_row({"global requests (128-B segments)", count_cell(text.requests), count_cell(model.requests),
-             measured_cell(&ResourceCounts::requests),
-             notes.mark(why(text.requests, model.requests, stage.requests_note))});
-  t.add_row({"warp-wide global accesses", Cell::none(), count_cell(model.accesses),
-             measured_cell(&ResourceCounts::accesses), ""});
-  if (measured && *measured != model)
-    t.add_note("MISMATCH: the GPU counted differently from the model, so the model does not describe this kernel.");
-  notes.flush();
-  if (!text.committed && !text.consumed && !text.requests)
-    t.add_note(stage.text ? "text: its closed forms need N a power of two >= 64 (and whole segments); this n is not one"
-                          : "text: no formula for this stage; 'counted' applies the text's rules to it");
-  t.add_note("counted: the text's rules applied warp by warp to this kernel as written, for this n; measured: the "
-             "instrumented build of the same kernel source, counting with warp votes on the GPU.");
-  return t;
-}
+int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
+                int argc, char** argv) {
+  return guarded_main(program.c_str(), [&] {
+    Options options;
+    if (list.size() == 1) options.n = list.front()->default_n;
+    Cli cli(program, summary);
+    add_options(cli, options, list);
+    if (!cli.parse(argc, argv)) return int{kExitPass};
+    validate(options, list);
+    RunRecord record(program, command_line(argc, argv), options.json);
+    record.set_problem(problem_in_words(options));
 
-Table analysis_summary(const std::vector<Measurement>& runs, std::size_t n, const GpuShape& gpu) {
-  Table t({"stage", "efficiency: text", "efficiency: counted", "efficiency: measured", "requests: text",
-           "requests: counted", "requests: measured", "note"});
-  Footnotes notes(t);
-  for (const auto& r : runs) {
-    const Stage& s = *r.stage;
-    if (s.model == nullptr || !r.skipped.empty()) continue;
-    const LaunchConfig config = r.check.config.launches > 0 ? r.check.config : s.plan(n, gpu);
-    const TextFigures text = s.text ? s.text(n) : TextFigures{};
-    const ResourceCounts model = s.model(n, config);
-    std::string note = notes.mark(why(text.consumed, model.consumed, s.consumed_note));
-    note += notes.mark(why(text.requests, model.requests, s.requests_note));
-    if (r.counts && *r.counts != model) note += notes.mark("MISMATCH: the GPU counted differently from the model");
-    t.add_row({s.id, ratio_cell(text.committed, text.consumed), Cell::num(model.efficiency(), 3),
-               r.counts ? Cell::num(r.counts->efficiency(), 3) : Cell::none(), count_cell(text.requests),
-               count_cell(model.requests), r.counts ? count_cell(r.counts->requests) : Cell::none(), note});
-  }
-  notes.flush();
-  t.add_note("efficiency = committed results / consumed lanes (section 10.4); requests = distinct 128-byte segments "
-             "per warp access (section 10.5).");
-  t.add_note("text: its closed forms (N a power of two >= 64; per segment for 04-05); counted: the same rules applied "
-             "to each kernel; measured: its instrumented build on the GPU.");
-  return t;
-}
-
-void print_trace(const Stage& stage, const std::vector<TraceRecord>& trace, const std::vector<float>& input) {
-  const unsigned threads = single_block_threads(input.size());
-  std::printf("Trace recorded on the GPU by the instrumented build of %s, n = %zu, %u threads:\n", stage.id,
-              input.size(), threads);
-  std::printf("  (%s; '#' marks a thread that adds, '|' separates warps)\n", stage.trace_legend);
-  std::vector<double> values(input.begin(), input.end());
-  std::size_t first = 0;
-  while (first < trace.size()) {
-    const unsigned step = trace[first].step;
-    std::size_t last = first;
-    while (last < trace.size() && trace[last].step == step) ++last;
-    std::string lanes(threads, '.');
-    for (std::size_t k = first; k < last; ++k) lanes[trace[k].thread] = '#';
-    for (std::size_t w = (threads - 1) / 32; w >= 1; --w) lanes.insert(w * 32, "|");
-    std::printf("  step %u: %2zu threads  %s\n          ", step, last - first, lanes.c_str());
-    std::size_t width = 0;
-    for (std::size_t k = first; k < last; ++k) {
-      char entry[64];
-      std::snprintf(entry, sizeof entry, "t%u: [%lld]+=[%lld]  ", trace[k].thread, trace[k].dst, trace[k].src);
-      if (width > 90) {
-        std::printf("\n          ");
-        width = 0;
-      }
-      std::printf("%s", entry);
-      width += std::string(entry).size();
-      if (stage.in_place)
-        values[static_cast<std::size_t>(trace[k].dst)] += values[static_cast<std::size_t>(trace[k].src)];
+    std::printf("%s, %s\n", program.c_str(), problem_in_words(options).c_str());
+    for (const Stage* s : list) {
+      char id[32];
+      std::snprintf(id, sizeof id, "  %-22s ", s->id);
+      std::printf("%s", wrap_text(std::string(s->title) + " (" + s->figure + ")", id, std::string(27, ' ')).c_str());
     }
     std::printf("\n");
-    if (stage.in_place) {
-      std::printf("          input after the step:");
-      for (double v : values) std::printf(" %g", v);
+
+    std::string no_gpu;
+    if (options.analysis_only || !gpu_available(&no_gpu)) {
+      std::printf("The text's analysis for n = %zu:\n", options.n);
+      const Table predicted = predicted_analysis(list, options);
+      predicted.print(std::cout);
+      if (const std::string note = assumed_gpu_note(list); !note.empty()) std::printf("%s", wrap_text(note).c_str());
+      record.add("analysis", "The text's analysis, counted for each stage", predicted);
+      record.add("profile", "What a profiler compares its counters with",
+                 profile_table(list, options, GpuShape{}));
+      if (options.analysis_only) return record.finish(kExitPass);
       std::printf("\n");
+      explain_no_gpu(program.c_str(), no_gpu);
+      return record.finish(kExitNoGpu);
     }
-    first = last;
-  }
-  if (stage.in_place && !values.empty())
-    std::printf("  Replaying the recorded adds on the CPU leaves input[0] = %g, the reduction's result.\n", values[0]);
+
+    const DeviceInfo device = query_device();
+    record.set_device(device.name);
+    std::printf("%s", wrap_text(device.summary(), "device:  ", std::string(9, ' ')).c_str());
+    std::fflush(stdout);  // the CPU reference can take a while at large sizes
+    Problem problem(options);
+    std::printf("%s\n", problem.describe().c_str());
+
+    KernelTimer timer(TimingOptions{3, options.repetitions, true});
+    std::vector<Measurement> runs;
+    bool all_passed = true;
+    for (const Stage* stage : list) {
+      runs.push_back(run_stage(problem, *stage, timer));
+      const Measurement& r = runs.back();
+      std::printf("%s", wrap_text(r.skipped.empty() ? r.check.summary() : "skipped", std::string(stage->id) + ": ",
+                                  "    ").c_str());
+      all_passed = all_passed && (!r.skipped.empty() || r.check.ok);
+    }
+    const Measurement cub = run_stage(problem, cub_baseline(), timer);
+    std::printf("%s", wrap_text(cub.check.summary(), "cub: ", "    ").c_str());
+    all_passed = all_passed && cub.check.ok;
+    if (list.size() == 1 && runs.front().check.ok)
+      std::printf("launch: %s\n", runs.front().check.launch.to_string().c_str());
+    std::printf("\n");
+    runs.push_back(cub);
+
+    const Timing empty_launch = timer.time(launch_empty_kernel);  // the fixed cost in the limit row
+    const ReadLimit read_limit = problem.read_limit(timer);         // what DRAM delivers, measured
+    const Table results = results_table(runs, options.n, device, &runs.back(), &empty_launch, &read_limit);
+    results.print(std::cout);
+    runs.pop_back();
+    record.add("results", list.size() == 1 ? std::string("Stage ") + list.front()->id + " next to CUB"
+                                           : std::string("Stages side by side with CUB"),
+               results);
+
+    record.add("profile", "What a profiler compares its counters with",
+               profile_table(list, options, current_gpu_shape()));
+    if (list.size() == 1 && !runs.front().check.ok) return record.finish(kExitCheckFailed);
+
+    std::printf("\nThe text's analysis next to what the counting build measured on the GPU:\n");
+    const Table analysis = list.size() == 1 ? analysis_table(*list.front(), options.n, runs.front().check.launch,
+                                                             runs.front().counts)
+                                            : analysis_summary(runs, options.n, current_gpu_shape());
+    analysis.print(std::cout);
+    record.add("analysis", "The text's analysis next to what the counting build measured", analysis);
+    if (options.trace) {
+      std::printf("\n");
+      print_trace(*list.front(), problem.trace(*list.front()), problem.input());
+    }
+    return record.finish(all_passed ? kExitPass : kExitCheckFailed);
+  });
 }
 
 }  // namespace pmpp::ch10

@@ -1,12 +1,11 @@
 /// @file runner.hpp
 /// @brief What every chapter-10 program does: options, inputs, the checked run, the timed run, the
-/// instrumented run, and the text's analysis next to what was measured. The stage programs and the
-/// side-by-side program share it.
+/// counted run, and the text's analysis next to what was measured. The stage programs and the
+/// side-by-side program share it (run_program); the tables they print are in tables.cpp.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +21,7 @@
 
 namespace pmpp::ch10 {
 
-/// Largest n --trace prints (one line per step, one entry per adding thread).
+/// Largest n --trace prints (one line per step, one entry per adding thread): one warp of threads.
 inline constexpr std::size_t kMaxTraceN = 64;
 
 struct Options {
@@ -39,11 +38,12 @@ struct Options {
   InputKind input_kind() const { return inputs == "floats" ? InputKind::floats : InputKind::exact; }
 };
 
-/// Register the options every chapter-10 program takes (--trace only where @p traceable).
-void add_options(Cli& cli, Options& options, bool traceable);
-/// Reject what the ranges cannot express: n past a single-block stage's limit, an operator the stage
-/// does not implement, --trace on a long input. @p stage is null for the side-by-side program.
-void validate(const Options& options, const Stage* stage);
+/// Register the options a program running @p list takes: --op only where a stage takes several
+/// operators, --trace only where every stage can be traced.
+void add_options(Cli& cli, Options& options, const std::vector<const Stage*>& list);
+/// Reject what the ranges cannot express: for a one-stage program, n past its limit or an operator it
+/// does not implement; --trace on a long input.
+void validate(const Options& options, const std::vector<const Stage*>& list);
 /// Why @p stage cannot run these options ("" if it can): the side-by-side program prints it in the row.
 std::string unsupported(const Stage& stage, const Options& options);
 /// The problem in words for the run record's captions: "sum of 2^24 floats, random in [-1, 1)".
@@ -51,11 +51,11 @@ std::string problem_in_words(const Options& options);
 
 /// The outcome of one checked run.
 struct Check {
-  LaunchConfig config;
+  ReductionLaunch launch;
   double got = 0, want = 0;
   Tolerance tolerance{};
   bool ok = false;
-  /// "PASS: got 6 want 6 (exact)" or "FAIL: got nan want 6 (tolerance 1e-3)".
+  /// "PASS: got 6, want 6 (exact)" or "FAIL: got nan, want 6, |error| nan > bound 1e-3".
   std::string summary() const;
 };
 
@@ -64,7 +64,7 @@ class Problem {
  public:
   explicit Problem(const Options& options);
   const Options& options() const { return options_; }
-  /// Two lines: the input and how the check is made.
+  /// The input and how the check is made, in lines of at most 100 columns.
   std::string describe() const;
   const std::vector<float>& input() const { return input_; }
 
@@ -72,9 +72,9 @@ class Problem {
   Check check(const Stage& stage);
   /// Time @p stage (launches only; in-place stages get their input restored outside the timing).
   Timing time(const Stage& stage, KernelTimer& timer);
-  /// Run @p stage's instrumented build once and return what it counted.
-  ResourceCounts measure(const Stage& stage, LaunchConfig& config);
-  /// Run @p stage's instrumented build once and return its operator applications, in order.
+  /// Run @p stage's counting build once and return what it counted.
+  ResourceCounts measure(const Stage& stage);
+  /// Run @p stage's counting build once and return its operator applications, in order.
   std::vector<TraceRecord> trace(const Stage& stage);
   /// The fastest read of the input by a kernel that does nothing else: the measured DRAM limit.
   ReadLimit read_limit(KernelTimer& timer) { return time_read_once(d_input_.data(), d_input_.bytes(), timer); }
@@ -97,11 +97,13 @@ struct Measurement {
   std::string skipped;  ///< non-empty: the stage could not run these options, and why
   Check check;
   Timing timing;
-  std::optional<ResourceCounts> counts;  ///< from the instrumented build
+  std::optional<ResourceCounts> counts;  ///< from the counting build
 };
 
-/// Run @p stage through check, timing and (for this chapter's stages) the instrumented build.
+/// Run @p stage through check, timing and (for this chapter's stages) the counting build.
 Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer);
+
+// ---- Tables (tables.cpp) ---------------------------------------------------------------------------
 
 /// Launch configuration, check, time, GB/s and % of peak DRAM for each run, and the throughput
 /// relative to @p baseline (the CUB row) when one is given. Then up to two limits. With @p read_limit (the
@@ -112,12 +114,24 @@ Measurement run_stage(Problem& problem, const Stage& stage, KernelTimer& timer);
 Table results_table(const std::vector<Measurement>& runs, std::size_t n, const DeviceInfo& device,
                     const Measurement* baseline, const Timing* empty_launch, const ReadLimit* read_limit = nullptr);
 /// The text's analysis for one stage: its closed forms, the same rules counted for this kernel, and
-/// (if given) what the instrumented build counted on the GPU, with the reasons where they differ.
-Table analysis_table(const Stage& stage, std::size_t n, const LaunchConfig& config,
+/// (if given) what the counting build measured on the GPU, with the reasons where they differ.
+Table analysis_table(const Stage& stage, std::size_t n, const ReductionLaunch& launch,
                      const std::optional<ResourceCounts>& measured);
-/// The same for several stages, one row each (efficiency and requests).
+/// The same for several stages, one row each (efficiency and requests); a stage that did not run
+/// these options is planned for @p gpu.
 Table analysis_summary(const std::vector<Measurement>& runs, std::size_t n, const GpuShape& gpu);
+/// What a profiler compares its counters with, one row per stage of @p list (the run record's
+/// "profile" table; not printed): the work and compulsory traffic at the options' n, and the model's
+/// predictions for the launches planned for @p gpu.
+Table profile_table(const std::vector<const Stage*>& list, const Options& options, const GpuShape& gpu);
 /// Fig 10.7 / 10.8 from a recorded trace: per step, which threads add and which elements.
 void print_trace(const Stage& stage, const std::vector<TraceRecord>& trace, const std::vector<float>& input);
+
+// ---- The program ------------------------------------------------------------------------------------
+
+/// The whole program: options, the text's analysis, and on a GPU the checked, timed and counted runs
+/// of @p list next to cub::DeviceReduce. Returns the exit status (program.hpp).
+int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
+                int argc, char** argv);
 
 }  // namespace pmpp::ch10

@@ -1,4 +1,5 @@
-// What the three single-block stages (01-03) share: the block size, the limit, their launch plan.
+// What the launchers check and plan alike: the single-block stages' (01-03) block size, limit and plan,
+// and the operator the text's sum kernels (01-04) take.
 #include <stdexcept>
 #include <string>
 
@@ -12,8 +13,8 @@ unsigned single_block_threads(std::size_t n) {
   return threads;
 }
 
-LaunchConfig single_block_plan(std::size_t n, std::size_t shared_bytes) {
-  LaunchConfig c;
+ReductionLaunch single_block_plan(std::size_t n, std::size_t shared_bytes) {
+  ReductionLaunch c;
   c.launches = 1;  // the kernel, or for n = 0 the identity written to the output
   if (n == 0) return c;
   c.grid = 1;  // __syncthreads() synchronizes one block only: the whole tree must live in it
@@ -30,6 +31,10 @@ void require_single_block_sum(const ReduceArgs& args, const char* stage_id) {
                                 std::to_string(MAX_BLOCK_DIM) + " threads, two elements each: n <= " +
                                 std::to_string(SINGLE_BLOCK_MAX_N) + ", got " + std::to_string(args.n) +
                                 " (stage 04 lifts the limit)");
+  require_sum(args, stage_id);
+}
+
+void require_sum(const ReduceArgs& args, const char* stage_id) {
   if (args.op != Op::sum)
     throw std::invalid_argument(std::string("stage ") + stage_id + " is the text's sum kernel; " + op_name(args.op) +
                                 " needs stage 05 or 06");

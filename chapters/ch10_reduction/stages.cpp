@@ -2,7 +2,7 @@
 #include <limits>
 
 #include "ch10_reduction/reduction.hpp"
-#include "pmpp/launch_config.hpp"
+#include "pmpp/launch_config.hpp"  // find_by_id
 
 namespace pmpp::ch10 {
 
@@ -37,30 +37,54 @@ TextFigures coarsened_text(std::size_t n) { return per_segment_text(n, COARSE_FA
 const char* const kFinalAccesses =
     "+2: thread 0's final load of input[0] and store to *output, which the text's count (of the loop) leaves out";
 
+// What hardware counters see that the text's model does not (the profile table's note).
+const char* const kAllInstructions =
+    "counters average active threads over every instruction (index arithmetic and loop control run in all "
+    "lanes), the text only over the adds";
+const char* const kTreeInSharedMemory =
+    "at stride s a warp's lanes read input_s[t] and input_s[t + s] for 32 consecutive t: 32 different banks";
+
 const std::vector<Stage> kStages = {
     {"01_simple", "simple: owner computes, stride doubling, in place", "Fig 10.6", SINGLE_BLOCK_MAX_N,
-     SINGLE_BLOCK_MAX_N, true, false, true, simple_plan, simple_sum_reduction, nullptr, simple_counts, simple_text,
+     SINGLE_BLOCK_MAX_N, true, false, true, false, simple_plan, simple_sum_reduction, simple_sum_reduction_counted,
+     nullptr, simple_counts, simple_text,
      "the text's formula keeps all N/64 warps busy for 5 iterations, but at stride 32 lane 0 of every warp "
      "still adds, so it is 6 (as the text's own committed-results formula has it): 864 lanes at N = 256, not 736",
-     kFinalAccesses, "input[dst] += input[src], in the input array (Fig 10.7)"},
+     kFinalAccesses, "input[dst] += input[src], in the input array (Fig 10.7)",
+     {"-", -1, kAllInstructions}},
     {"02_convergent", "convergent: adjacent owners, stride halving, in place", "Fig 10.9", SINGLE_BLOCK_MAX_N,
-     SINGLE_BLOCK_MAX_N, true, false, true, convergent_plan, convergent_sum_reduction, nullptr, convergent_counts,
-     convergent_text, "", kFinalAccesses, "input[dst] += input[src], in the input array (Fig 10.8)"},
+     SINGLE_BLOCK_MAX_N, true, false, true, false, convergent_plan, convergent_sum_reduction,
+     convergent_sum_reduction_counted, nullptr, convergent_counts, convergent_text, "", kFinalAccesses,
+     "input[dst] += input[src], in the input array (Fig 10.8)", {"-", -1, kAllInstructions}},
     {"03_shared_memory", "shared memory: first add while loading, input kept", "Fig 10.11", SINGLE_BLOCK_MAX_N,
-     SINGLE_BLOCK_MAX_N, false, false, true, shared_memory_plan, shared_memory_sum_reduction, nullptr,
-     shared_memory_counts, shared_memory_text, "", "",
-     "step 1: input_s[dst] = input[dst] + input[src]; then input_s[dst] += input_s[src] (Fig 10.10)"},
+     SINGLE_BLOCK_MAX_N, false, false, true, false, shared_memory_plan, shared_memory_sum_reduction,
+     shared_memory_sum_reduction_counted, nullptr, shared_memory_counts, shared_memory_text, "", "",
+     "step 1: input_s[dst], loaded with input[dst], += input[src]; then input_s[dst] += input_s[src] "
+     "(Fig 10.10)",
+     {kTreeInSharedMemory, 0, kAllInstructions}},
     {"04_segmented", "segmented: a segment per block, atomicAdd per block", "Fig 10.13", kAnyN, kLargeN, false, false,
-     false, segmented_plan, segmented_sum_reduction, nullptr, segmented_counts, segmented_text, "", "", ""},
-    {"05_coarsened", "coarsened: COARSE_FACTOR x the work per block, any operator", "Fig 10.15", kAnyN, kLargeN, false,
-     true, false, coarsened_plan, coarsened_reduction, nullptr, coarsened_counts, coarsened_text, "", "", ""},
-    {"06_single_pass_float4", "beyond: GPU-sized grid, float4 loads, shuffles, one launch", "beyond the text", kAnyN,
-     kLargeN, false, true, false, single_pass_plan, single_pass_reduction, single_pass_scratch_bytes,
-     single_pass_counts, nullptr, "", "", ""},
+     false, false, segmented_plan, segmented_sum_reduction, segmented_sum_reduction_counted, nullptr,
+     segmented_counts, segmented_text, "", "", "",
+     {kTreeInSharedMemory, 0,
+      "counters average active threads over every instruction, the text only over the adds; each block's "
+      "atomicAdd on the output is a request of its own"}},
+    {"05_coarsened", "coarsened: COARSE_FACTOR x the work per block, any operator", "Fig 10.15", kAnyN, kLargeN,
+     false, true, false, false, coarsened_plan, coarsened_reduction, coarsened_reduction_counted, nullptr,
+     coarsened_counts, coarsened_text, "", "", "",
+     {kTreeInSharedMemory, 0,
+      "counters average active threads over every instruction; the serial adds keep all lanes busy, so the "
+      "average sits near 32 although the tree idles most lanes"}},
+    {"06_single_pass_float4", "GPU-sized grid, float4 loads, warp shuffles, one launch", "beyond the text", kAnyN,
+     kLargeN, false, true, false, true, single_pass_plan, single_pass_reduction, single_pass_reduction_counted,
+     single_pass_scratch_bytes, single_pass_counts, nullptr, "", "", "",
+     {"lane 0 of each warp writes its warp's result; warp 0 reads the 32 results, one bank each", 0,
+      "the text has no model for this stage; every lane executes every add, shuffles included, and a float4 "
+      "load request moves 16 sectors (4 segments)"}},
 };
 
 const Stage kCub = {"cub", "cub::DeviceReduce (library baseline)", "library", kAnyN, kLargeN, false, true, false,
-                    nullptr, cub_reduction, cub_scratch_bytes, nullptr, nullptr, "", "", ""};
+                    true, nullptr, cub_reduction, nullptr, cub_scratch_bytes, nullptr, nullptr, "", "", "",
+                    {"-", -1, "-"}};
 }  // namespace
 
 const std::vector<Stage>& stages() { return kStages; }

@@ -24,7 +24,7 @@ inline constexpr std::size_t kGuard = 64;  // floats of poison before and after 
 struct StageRun {
   float value = NAN;          ///< the first run's result
   std::vector<float> values;  ///< every run's result
-  pmpp::ch10::LaunchConfig config;
+  pmpp::ch10::ReductionLaunch launch;
 };
 
 /// Reduce @p in with @p stage, @p runs times on the same buffers; with @p same_bits, every run must give
@@ -43,16 +43,15 @@ inline StageRun run_stage(const pmpp::ch10::Stage& stage, const std::vector<floa
     scratch = pmpp::DeviceBuffer<unsigned char>(std::max<std::size_t>(stage.scratch_bytes(in.size(), op), 1));
     CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
   }
-  const pmpp::ch10::ReduceArgs args{d_in.data() + offset, d_out.data() + kGuard, in.size(), op, scratch.data(),
-                                    nullptr};
+  const pmpp::ch10::ReduceArgs args{d_in.data() + offset, d_out.data() + kGuard, in.size(), op, scratch.data()};
 
   StageRun first;
   for (int r = 0; r < runs; ++r) {
     if (stage.in_place && r > 0) d_in.copy_from(padded.data(), padded.size());  // stages 01-02 consumed it
-    const pmpp::ch10::LaunchConfig config = stage.launch(args);
+    const pmpp::ch10::ReductionLaunch launch = stage.launch(args);
     CUDA_CHECK(cudaDeviceSynchronize());
     const float value = d_out.to_host()[kGuard];
-    if (r == 0) first = {value, {}, config};
+    if (r == 0) first = {value, {}, launch};
     first.values.push_back(value);
     if (r > 0 && same_bits) {
       INFO(stage.id << " run " << r + 1 << " gave " << value << ", run 1 gave " << first.value);

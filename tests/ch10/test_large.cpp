@@ -64,10 +64,10 @@ TEST_CASE("more than 2^32 elements: 64-bit indices in stages 04-06", "[gpu][.lar
         CUDA_CHECK(cudaMemset(scratch.data(), 0, scratch.bytes()));
       }
       out.poison();
-      const LaunchConfig config = stage.launch({in.data(), out.data(), kN, c.op, scratch.data(), nullptr});
+      const ReductionLaunch launch = stage.launch({in.data(), out.data(), kN, c.op, scratch.data()});
       CUDA_CHECK(cudaDeviceSynchronize());
       const float got = out.to_host()[0];
-      INFO(stage.id << " " << op_name(c.op) << " of " << kN << " floats (grid " << config.grid << "): got " << got
+      INFO(stage.id << " " << op_name(c.op) << " of " << kN << " floats (grid " << launch.grid << "): got " << got
                     << ", want " << c.want);
       CHECK(static_cast<double>(got) == c.want);
     }

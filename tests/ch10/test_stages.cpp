@@ -56,7 +56,7 @@ TEST_CASE("every stage is within gamma_k * sum|x| on random floats", "[gpu][stag
       const double want = reduce_reference(in, Op::sum);
       // Blocks that finish in another order round differently (04, 05): each run within the bound.
       const auto got = ch10_test::run_stage(*stage, in, Op::sum, 3, 0, false);
-      const double bound = sum_error_bound(got.config.rounding_depth, sum_of_magnitudes(in));
+      const double bound = sum_error_bound(got.launch.rounding_depth, sum_of_magnitudes(in));
       for (float value : got.values) {
         INFO(stage->id << " n = " << n << ": got " << value << ", want " << want << ", bound " << bound);
         CHECK(pmpp::within(value, want, pmpp::Tolerance{bound, 0}));

@@ -40,6 +40,7 @@ std::vector<MatrixShape> pass_shapes(MatrixShape in, unsigned patch = MATRIX_PAT
 struct PassLaunch {
   unsigned grid_x = 0, grid_y = 0, block_x = 0, block_y = 0;
   std::size_t shared_bytes = 0;
+  /// Grid and block: "512x512 x 16x16".
   std::string to_string() const;
 };
 

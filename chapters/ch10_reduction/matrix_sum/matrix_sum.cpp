@@ -5,13 +5,14 @@
 #include <iostream>
 #include <sstream>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "ch10_reduction/reduction.hpp"
 #include "ch10_reduction/runner.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/empty_launch.hpp"
 #include "pmpp/read_limit.hpp"
 #include "pmpp/program.hpp"
+#include "pmpp/words.hpp"
 
 using namespace pmpp;
 using namespace pmpp::ch10;
@@ -36,32 +37,40 @@ std::string pass_plan(const std::vector<MatrixShape>& shapes) {
 }
 
 void print_explanation() {
-  std::printf(
-      "How the four relate to thread coarsening (section 10.8):\n"
-      "  inner           one thread per element, a 16x16 block per patch: the text's tree (10.3-10.6) in every\n"
-      "                  block. Most of the threads wait for an SM, and every block pays for its own tree: 4 row\n"
-      "                  steps that idle half the active threads each, 4 column steps where at most one thread\n"
-      "                  per row adds, and a barrier after each.\n"
-      "  outer           one thread per patch: it adds 256 elements in a register, with no shared memory and no\n"
-      "                  barrier; 256 times fewer threads. This is coarsening taken all the way: the hardware would\n"
-      "                  have run the blocks one after another anyway, and the thread does it more cheaply. Its\n"
-      "                  loads are not coalesced (lanes 64 bytes apart), but L1 serves the rest of each sector.\n"
-      "  outer_coalesced the same threads and register sums, but thread x takes columns x, x + C, x + 2C, ...\n"
-      "                  (C = the pass's output width), so a warp reads 32 consecutive floats at every step, as\n"
-      "                  Fig 10.15 does with input[i + tile * BLOCK_DIM]. Coalescing alone did not make it faster:\n"
-      "                  its unrolled index arithmetic took 80 registers a thread, so an SM held 3 of its blocks\n"
-      "                  (35%% of its threads) and too few loads were in flight. Its launch bounds now cap it at 32\n"
-      "                  registers (a full SM): its first pass reads as fast as DRAM allows, faster than outer's.\n"
-      "  outer_columns   one thread per tall, thin patch: 16 rows of one column, four floats wide (4 rows, their\n"
-      "                  floats masked, when rows do not start on 16-byte boundaries), so a warp reads neighbouring\n"
-      "                  columns at every step, coalesced, and each thread still sums a spatial patch with no\n"
-      "                  barrier. The grid is the size of the GPU; each thread takes patch after patch, and one\n"
-      "                  launch yields the total (the blocks combine their threads' sums and the last block the\n"
-      "                  blocks', as stage 06 does).\n"
-      "  Look at the passes separately: the first, over the whole matrix, is where coarsening pays. The later\n"
-      "  ones are 256 times smaller each; there the host-driven outer strategies run too few threads, each adding\n"
-      "  256 values in sequence, and the inner tree's many small blocks win: coarsen only while the GPU stays\n"
-      "  full, which is what outer_columns does by sizing its grid to the GPU instead of to the matrix.\n");
+  struct Strategy {
+    const char* id;
+    const char* how;
+  };
+  const Strategy strategies[] = {
+      {"inner", "one thread per element, a 16x16 block per patch: the text's tree (10.3-10.6) in every block. "
+                "Most of the threads wait for an SM, and every block pays for its own tree: 4 row steps that idle "
+                "half the active threads each, 4 column steps where at most one thread per row adds, and a "
+                "barrier after each."},
+      {"outer", "one thread per patch: it adds 256 elements in a register, with no shared memory and no barrier, "
+                "and 256 times fewer threads: coarsening taken all the way. Its loads are not coalesced (lanes "
+                "64 bytes apart), but L1 serves the rest of each sector to the lane's next loads."},
+      {"outer_coalesced", "the same threads and register sums, but thread x takes columns x, x + C, x + 2C, ... "
+                          "(C = the pass's output width), so a warp reads 32 consecutive floats at every step, as "
+                          "Fig 10.15 does with input[i + tile * BLOCK_DIM]. Its launch bounds cap its registers "
+                          "so that an SM holds a full load of its threads, enough loads in flight to keep DRAM "
+                          "busy."},
+      {"outer_columns", "one thread per tall, thin patch: 16 rows of one column, four floats wide (4 rows, "
+                        "their floats masked, when rows do not start on 16-byte boundaries), so a warp reads "
+                        "neighbouring columns at every step. The grid is the size of the GPU, and one launch "
+                        "yields the total (the last block combines the blocks' sums, as stage 06 does)."},
+  };
+  std::printf("How the four relate to thread coarsening (section 10.8):\n");
+  for (const Strategy& st : strategies) {
+    char first[32];
+    std::snprintf(first, sizeof first, "  %-16s ", st.id);
+    std::printf("%s", wrap_text(st.how, first, std::string(19, ' ')).c_str());
+  }
+  std::printf("%s", wrap_text("Look at the passes separately: the first, over the whole matrix, is where coarsening "
+                              "pays. The later ones are 256 times smaller each; there the host-driven outer "
+                              "strategies run too few threads, each adding 256 values in sequence, and the inner "
+                              "tree's many small blocks win: coarsen only while the GPU stays full, which is what "
+                              "outer_columns does by sizing its grid to the GPU instead of to the matrix.",
+                              "  ", "  ").c_str());
 }
 
 }  // namespace
@@ -88,9 +97,12 @@ int main(int argc, char** argv) {
     if (shape.size() > (std::size_t{1} << 31))
       throw UsageError("--rows x --cols is " + std::to_string(shape.size()) + " elements; at most 2^31 are supported");
 
-    std::printf("%s: %s floats; host-driven passes of %ux%u patches: %zu passes, %s; outer_columns: one launch\n\n",
-                program, shape_text(shape).c_str(), MATRIX_PATCH, MATRIX_PATCH, pass_shapes(shape).size() - 1,
-                pass_plan(pass_shapes(shape)).c_str());
+    char plan[160];
+    std::snprintf(plan, sizeof plan, "%s floats; host-driven passes of %ux%u patches: %s, %s; outer_columns: one "
+                  "launch", shape_text(shape).c_str(), MATRIX_PATCH, MATRIX_PATCH,
+                  count_of(static_cast<long long>(pass_shapes(shape).size() - 1), "pass", "passes").c_str(),
+                  pass_plan(pass_shapes(shape)).c_str());
+    std::printf("%s\n", wrap_text(plan, std::string(program) + ": ", "  ").c_str());
     print_explanation();
     RunRecord record(program, command_line(argc, argv), o.json);
     record.set_problem(shape_text(shape) + " matrix of " + (o.inputs == "floats" ? "random floats" : "small integers"));
@@ -106,13 +118,16 @@ int main(int argc, char** argv) {
     const double want = matrix_sum_reference(matrix);
     const bool exact = sum_is_exact_in_float(matrix);
     const double magnitudes = sum_of_magnitudes(matrix);
-    std::printf("device:  %s\nproblem: %s; inputs: %s\n\n", device.summary().c_str(), shape_text(shape).c_str(),
-                describe_inputs(shape.size(), Op::sum, kind).c_str());
+    const std::string indent(9, ' ');
+    std::printf("%s%s\n", wrap_text(device.summary(), "device:  ", indent).c_str(),
+                wrap_text(shape_text(shape) + "; inputs: " + describe_inputs(shape.size(), Op::sum, kind), "problem: ",
+                          indent)
+                    .c_str());
 
     const DeviceBuffer<float> d_matrix(matrix);
     KernelTimer timer(TimingOptions{3, o.repetitions, true});
     const Timing empty = timer.time([] { launch_empty_kernel(); });
-    Table per_pass({"strategy", "pass", "shape", "launch", "threads", "median ms", "GB/s", "limited by"});
+    Table per_pass({"strategy", "pass", "shape", "grid x block", "threads", "median ms", "GB/s", "limited by"});
     Table totals({"strategy", "check", "passes", "median ms", "GB/s", "% peak DRAM", "x inner"});
     double inner_ms = 0;
     bool all_passed = true;
@@ -161,8 +176,8 @@ int main(int argc, char** argv) {
     char limiter_note[320];
     std::snprintf(limiter_note, sizeof limiter_note,
                   "limited by: read from the time: DRAM when the pass reads at >= 75%% of peak, launch latency when it "
-                  "takes < 2x an empty kernel (%.1f us here), too few threads below a quarter of the %d x %d the GPU "
-                  "holds. profile/recorded/ has the counters.",
+                  "takes < 2x an empty kernel (%.1f us here), too few threads (each adding in sequence) below a "
+                  "quarter of the %d x %d the GPU holds. profile/recorded/ has the counters.",
                   1e3 * empty.median_ms, gpu.sm_count, gpu.max_threads_per_sm);
     per_pass.add_note(limiter_note);
     totals.add_note("All passes, launched back to back; GB/s counts one read of the matrix.");

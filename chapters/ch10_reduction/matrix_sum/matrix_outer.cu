@@ -19,7 +19,7 @@
 // =================================================================================================
 #include <cuda_runtime.h>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "ch10_reduction/reduction.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/check.hpp"

@@ -1,5 +1,5 @@
 // =================================================================================================
-// 2D matrix sum, "outer_columns" strategy (beyond the source): one thread per tall, thin patch, one launch
+// 2D matrix sum, "outer_columns" strategy (beyond the source): one thread per tall patch, one launch
 //
 // What it is:  the outer idea (one thread, many elements, no barrier inside its patch) with the patch
 //              turned on its side: a thread sums a few rows of one column, four floats wide, so at
@@ -10,30 +10,12 @@
 //              at once; each thread takes patch after patch, a grid's worth apart. Then, in the same
 //              launch, the blocks combine their threads' sums with shuffles and the last block to
 //              finish combines the blocks' (block_combine.cuh, as stage 06 does).
-// Changed:     outer's patch is 16 x 16 and its lanes start 64 bytes apart; outer_coalesced reads
-//              coalesced but sums elements a pass-width apart. Here both hold: coalesced reads and
-//              spatial patches. And where the host-driven strategies launch pass after pass, the later
-//              ones far too small to fill the GPU, this one is a single launch whose grid is sized to
-//              the GPU, not to the matrix: coarsening stops where the GPU is full. Two measurements
-//              shaped it (ColumnsLaunch below): the launch bounds name a minimum of blocks per SM, since
-//              without one the compiler squeezed the float4 kernel into 32 registers and spilled (84%
-//              of peak DRAM at 8192^2, now 88-90%); and masked rows come in patches of 4 rows, not 16,
-//              whose masks and addresses took 116 registers (85% at 8191 x 12289, now 89-90%).
-//              Odd widths were once read one float at a time: four times the load instructions, warps
-//              waiting for the load/store queue (lg_throttle in Nsight Compute).
-// Limitation:  measured on an H100 (L2 evicted, medians, one run): 0.0907 ms for 8192^2 (88.3% of peak
-//              DRAM, 3.62x inner) and 0.1346 ms for 8191 x 12289 (89.3%). In the same run a kernel that
-//              only reads the same bytes (the "limit: read once" row) took 0.0887 ms (90.2%) and
-//              0.1305 ms (92.0%): this strategy takes 2% and 3% longer than that read, and the last
-//              block's combine is a good part of it, as in stage 06. In a probe on another H100 the
-//              same kernel ran at 88.4% at 8192^2; with each block's sum added to the result by a
-//              float atomicAdd (after a memset) instead, at 89.2%; with no combine at all (a bound, no
-//              result), at 90.0%: the combine costs 1.6 us. Atomics would save half of it, but the
-//              rounding of the sum would then depend on the order in which the blocks finish. The
-//              percentages move by a point or two from one H100 to another (up to 89.8% and 90.0% in
-//              another run, the read at 91.8% and 93.7%); the ratio to the read stays. So 90% at
-//              8192^2 is at the ceiling of what this GPU's DRAM delivers. A matrix that does not itself
-//              start on a 16-byte boundary is still read one float at a time.
+// Changed:     outer's lanes start 64 bytes apart; outer_coalesced reads coalesced but sums elements a
+//              pass-width apart. Here both hold, and one launch with a grid sized to the GPU replaces
+//              the passes, whose later ones are too small to fill it.
+// Limitation:  the last block's combine waits for the slowest block; a matrix that does not itself
+//              start on a 16-byte boundary is read one float at a time.
+// Preconditions: rows, cols >= 1; scratch of outer_columns_scratch_bytes(), zeroed once.
 // =================================================================================================
 #include <cuda_runtime.h>
 
@@ -42,9 +24,8 @@
 #include <type_traits>
 
 #include "ch10_reduction/block_combine.cuh"
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "ch10_reduction/operators.cuh"
-#include "ch10_reduction/probe.cuh"
 #include "ch10_reduction/reduction.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
@@ -167,9 +148,8 @@ __global__ void __launch_bounds__(ColumnsLaunch<READS>::BLOCK_DIM, ColumnsLaunch
     }
   }
 
-  NoProbe probe;
-  sum = block_reduce<BLOCK_DIM>(Sum{}, sum, probe);
-  combine_block_results<BLOCK_DIM>(Sum{}, sum, dst, block_results, blocks_done, probe);
+  sum = block_reduce<BLOCK_DIM>(Sum{}, sum);
+  combine_block_results<BLOCK_DIM>(Sum{}, sum, dst, block_results, blocks_done);
 }
 //! [kernel]
 

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 #include "pmpp/parallel.hpp"
@@ -23,7 +23,7 @@ std::vector<MatrixShape> pass_shapes(MatrixShape in, unsigned patch) {
 
 std::string PassLaunch::to_string() const {
   std::ostringstream s;
-  s << "grid " << grid_x << "x" << grid_y << " block " << block_x << "x" << block_y;
+  s << grid_x << "x" << grid_y << " x " << block_x << "x" << block_y;
   return s.str();
 }
 
@@ -91,12 +91,11 @@ std::string pass_limiter(const PassEvidence& e) {
   if (dram_share >= 0.75) {
     std::snprintf(text, sizeof text, "DRAM bandwidth (%.0f%% of peak)", 100 * dram_share);
   } else if (e.ms <= 2 * e.empty_launch_ms) {
-    std::snprintf(text, sizeof text, "launch latency (an empty kernel: %.1f us)", 1e3 * e.empty_launch_ms);
+    std::snprintf(text, sizeof text, "launch latency");
   } else if (e.threads < e.resident_threads / 4) {
-    std::snprintf(text, sizeof text, "too few threads (%.0f of %.0f the GPU holds), each adding in sequence",
-                  e.threads, e.resident_threads);
+    std::snprintf(text, sizeof text, "too few threads (%.0f of %.0f)", e.threads, e.resident_threads);
   } else {
-    std::snprintf(text, sizeof text, "access pattern and instruction issue (DRAM at %.0f%% of peak)", 100 * dram_share);
+    std::snprintf(text, sizeof text, "access pattern, issue (DRAM %.0f%%)", 100 * dram_share);
   }
   return text;
 }

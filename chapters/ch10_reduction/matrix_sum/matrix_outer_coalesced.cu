@@ -10,24 +10,15 @@
 //              COARSE_FACTOR neighbours. The sum does not care which elements a thread adds (the
 //              operator is associative and commutative, section 10.2); the memory system does.
 // Limitation:  a thread's outputs are no longer sums of spatial patches (fine for a total, useless
-//              for, say, a downsampled image). And coalescing is not the whole story. Without launch
-//              bounds this kernel's first pass (8192^2 on an H100) took 0.283 ms, twice outer's 0.141 ms,
-//              and the suspect was DRAM page locality: a warp's 16 loads of a row land 2 KB apart. Nsight
-//              Compute says otherwise. Both kernels read the same 268 MB from DRAM with about the same
-//              number of load instructions; what differed was how many were in flight. The unrolled
-//              64-bit index arithmetic took 80 registers a thread, so an SM held 3 blocks (35% of its
-//              warps, sm__warps_active), and every warp waited on memory (long_scoreboard 98 warps per
-//              issue): DRAM busy 28% of the time. Capped at 32 registers by its launch bounds (a full SM,
-//              93% of warps active) the same code takes 0.089 ms, DRAM busy 90%: faster than outer.
-//              Access order does matter once too few loads are in flight: at the same 35% occupancy a
-//              warp-sized comb (each warp sweeping one contiguous 2 KB run) took 0.126 ms, not 0.283.
-//              What is left is the later passes: 1024 threads for the second, each adding 256 floats
-//              one after another (outer_columns does the whole matrix in one launch).
+//              for, say, a downsampled image). Coalescing is not enough on its own: its unrolled 64-bit
+//              index arithmetic needs many registers, and without the launch bounds below too few
+//              warps fit an SM to keep enough loads in flight (the book's matrix section has the
+//              measurements). In the later passes its few threads each add 256 floats in sequence.
 // Preconditions: rows, cols >= 1; out holds pass_output(shape).
 // =================================================================================================
 #include <cuda_runtime.h>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 #include "pmpp/arch_limits.hpp"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"

@@ -2,7 +2,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <vector>
 
-#include "ch10_reduction/matrix_sum.hpp"
+#include "ch10_reduction/matrix_sum/matrix_sum.hpp"
 
 using namespace pmpp::ch10;
 
@@ -45,11 +45,11 @@ TEST_CASE("each strategy's pass plan: three host-driven, one in a single launch"
 TEST_CASE("a pass's limiter, read from its time", "[matrix]") {
   // 256 MiB read in 0.0855 ms at a 3352 GB/s peak: 94% of peak.
   PassEvidence e{0.0855, 268435456.0, 270336, 270336, 0.003, 3352};
-  CHECK(pass_limiter(e).rfind("DRAM bandwidth (94% of peak)", 0) == 0);
+  CHECK(pass_limiter(e) == "DRAM bandwidth (94% of peak)");
   e = PassEvidence{0.004, 1048576.0, 65536, 270336, 0.003, 3352};  // shorter than two empty kernels
-  CHECK(pass_limiter(e).rfind("launch latency", 0) == 0);
+  CHECK(pass_limiter(e) == "launch latency");
   e = PassEvidence{0.0227, 1048576.0, 1024, 270336, 0.003, 3352};  // 1024 threads of 270336
-  CHECK(pass_limiter(e).rfind("too few threads (1024 of 270336 the GPU holds)", 0) == 0);
+  CHECK(pass_limiter(e) == "too few threads (1024 of 270336)");
   e = PassEvidence{0.2831, 268435456.0, 262144, 270336, 0.003, 3352};  // a full GPU at 28% of peak
-  CHECK(pass_limiter(e).rfind("access pattern and instruction issue (DRAM at 28% of peak)", 0) == 0);
+  CHECK(pass_limiter(e) == "access pattern, issue (DRAM 28%)");
 }
