@@ -1,7 +1,8 @@
 // ch10_ring.svg: the ring all-reduce over 4 GPUs, drawn from the ring's own plan (pmpp::ch10::multi_gpu):
 // the GPUs in a circle with the link each sends over, and step by step which segment each one sends,
 // coloured by segment, so that a segment's journey (added to at each hop, then copied around) can be
-// followed with the eye.
+// followed with the eye. Beside it, two tables from the cost model: what each GPU sends as the ring grows
+// (ch10_ring_traffic.md) and where each byte goes in either ring (ch10_ring_bytes.md).
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -88,6 +89,22 @@ void write_ch10_ring(const std::string& dir) {
        << fmt(mg::bus_bandwidth(1.0, ranks), 3) << " |\n";
   }
   if (!md) throw std::runtime_error("cannot write " + dir + "/ch10_ring_traffic.md");
+
+  // ch10_ring_bytes.md: where each byte goes in either ring, per float a GPU sends in one step, from the
+  // cost model (the programs print the same table).
+  std::ofstream bytes(dir + "/ch10_ring_bytes.md");
+  bytes << "| ring | step | link out | link in | DRAM read | DRAM written | DRAM bytes per link byte |\n"
+        << "|---|---|---:|---:|---:|---:|---:|\n";
+  for (mg::RingKind ring : {mg::RingKind::copy_engine, mg::RingKind::fused}) {
+    for (bool reduces : {true, false}) {
+      const mg::StepBytes b = mg::step_bytes(ring, reduces);
+      bytes << "| " << (ring == mg::RingKind::copy_engine ? "copy-engine" : "fused") << " | "
+            << (reduces ? "reduce-scatter" : "all-gather") << " | " << fmt(b.link_out, 0) << " | " << fmt(b.link_in, 0)
+            << " | " << fmt(b.dram_read, 0) << " | " << fmt(b.dram_write, 0) << " | " << fmt(b.dram() / b.link_out, 1)
+            << " |\n";
+    }
+  }
+  if (!bytes) throw std::runtime_error("cannot write " + dir + "/ch10_ring_bytes.md");
 }
 
 }  // namespace pmpp::book

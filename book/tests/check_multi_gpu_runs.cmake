@@ -1,23 +1,52 @@
 # cmake -DPYTHON=... -DFIGURES=<book/figures> -DRESULTS=<fixture results> -DOUT=<folder> -P check_multi_gpu_runs.cmake
-# The multi-GPU page's reader on a fixture (test data, not a measurement): the tables, a chart with a
-# point for every passing size and none for a failed one; and with no run, the sentence saying so.
+# The multi-GPU page's reader on a fixture (test data, not a measurement): a run recorded before the
+# fused ring (one process) and one after it (one process per GPU) read together, one table per quantity
+# with the launch modes side by side, a chart with a point for every passing size and none for a failed
+# one, each run's tables folded; and with no run, the sentence saying so in every fragment.
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${PYTHON} ${FIGURES}/multi_gpu_runs.py --results ${RESULTS} --out ${OUT}/with
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "multi_gpu_runs.py failed (${rc}):\n${out}${err}")
 endif()
-file(READ ${OUT}/with/results_ch10_multi_gpu.md text)
-foreach(regex IN ITEMS
-    "Recorded with `ch10_multi_gpu --gpus 2 --min-mib 8 --max-mib 32`"
-    "The all-reduce, hand-written ring against NCCL: sum of 268435456 floats, all-reduce of 8 MiB to 32 MiB, 2 ranks: one process driving 2 GPU\\(s\\), on the 2 x Fixture GPU"
-    "\\| 16 MiB \\| PASS \\| 0.25 \\| 67.1 \\| PASS \\|"
-    "\\| 32 MiB \\| FAIL \\|"
-    "image html busbw_[a-z0-9_]+\\.svg")
-  if(NOT text MATCHES "${regex}")
-    message(FATAL_ERROR "results_ch10_multi_gpu.md does not match '${regex}':\n${text}")
-  endif()
-endforeach()
+
+# check_fragment(<file> <regex>...): every regex matches the fragment.
+function(check_fragment file)
+  file(READ ${OUT}/with/${file} text)
+  foreach(regex IN LISTS ARGN)
+    if(NOT text MATCHES "${regex}")
+      message(FATAL_ERROR "${file} does not match '${regex}':\n${text}")
+    endif()
+  endforeach()
+endfunction()
+
+check_fragment(ch10_multi_gpu_all_reduce.md
+  "image html busbw_fixture_2gpus\\.svg"
+  "\\| vector \\| copy-engine ring, one process \\| copy-engine ring, process per GPU \\| fused ring, one process \\| fused ring, process per GPU \\| NCCL, one process \\| NCCL, process per GPU \\|"
+  # Sizes carry a no-break space (U+00A0), so that no size breaks over two lines on the page.
+  # The old record's ring is the copy-engine ring; it has no fused ring; a failed size has no number.
+  "\\| 16 MiB \\| 67.1 \\| 33.6 \\| – \\| 83.9 \\| 186.4 \\| 186.4 \\|"
+  "\\| 32 MiB \\| – \\| 33.6 \\| – \\| – \\| 197.4 \\| 197.4 \\|"
+  # NCCL's time over each ring's, in the same run.
+  "\\| 16 MiB \\| 0.36 \\| 0.18 \\| – \\| 0.45 \\|")
+# The summary in numbers: each ring against NCCL from 32 MiB up, in each launch mode that has it.
+check_fragment(ch10_multi_gpu_findings.md
+  "On 2 GPUs, 2 x Fixture GPU"
+  "- The sum across GPUs: 1.60x one GPU with NCCL \\(one process\\); 1.60x one GPU with NCCL, 1.82x one GPU with peer reads \\(process per GPU\\)"
+  "- The copy-engine ring from 32 MiB up: 0.17x NCCL's speed, 33.6 GB/s at 32 MiB \\(process per GPU\\)\\.")
+check_fragment(ch10_multi_gpu_sum.md
+  "\\| run \\| ms, one process \\| ms, process per GPU \\| x one GPU, one process \\| x one GPU, process per GPU \\|"
+  "\\| stage 06 per shard \\+ NCCL \\| 1.2500 \\| 1.2500 \\| 1.60 \\| 1.60 \\|"
+  "\\| stage 06 per shard \\+ peer reads \\| – \\| 1.1000 \\| – \\| 1.82 \\|")
+# The links: the copy engines' alone and all at once, and the kernels' loads and stores where a run
+# measured them (the older one did not).
+check_fragment(ch10_multi_gpu_links.md
+  "\\| rank 0 -&gt; 1 \\| – \\| 100 \\| – \\| 90 \\| – \\| 80 \\| – \\| 85 \\|")
+check_fragment(results_ch10_multi_gpu.md
+  "Recorded with `ch10_multi_gpu --gpus 2 --min-mib 8 --max-mib 32` \\(one process, `results/fixture/ch10_multi_gpu_2gpus.json`\\) and `ch10_multi_gpu_mpi --min-mib 8 --max-mib 32` \\(process per GPU"
+  "<details><summary>Everything <code>ch10_multi_gpu_mpi [^<]*</code> printed \\(process per GPU\\)</summary>"
+  "</details>")
+
 file(GLOB charts ${OUT}/with/busbw_*.svg)
 list(LENGTH charts count)
 if(NOT count EQUAL 1)
@@ -26,13 +55,21 @@ endif()
 file(READ ${charts} chart)
 string(REGEX MATCHALL "<circle cx=\"[0-9.]+\" cy=\"[0-9.]+\" r=\"4\"" points "${chart}")
 list(LENGTH points count)
-if(NOT count EQUAL 5)  # ring at 8 and 16 MiB (32 failed), NCCL at 8, 16 and 32 MiB
-  message(FATAL_ERROR "expected 5 points in the chart, found ${count}")
+# One process: the ring at 8 and 16 MiB (32 failed), NCCL at 8, 16 and 32. One process per GPU: the
+# copy-engine ring at 8, 16 and 32 MiB, the fused ring at 8 and 16 (32 failed), NCCL at 8, 16 and 32.
+if(NOT count EQUAL 13)
+  message(FATAL_ERROR "expected 13 points in the chart, found ${count}")
+endif()
+if(NOT chart MATCHES "stroke-dasharray=\"6,4\"")
+  message(FATAL_ERROR "the chart draws no dashed line for the runs with one process per GPU")
 endif()
 
 execute_process(COMMAND ${PYTHON} ${FIGURES}/multi_gpu_runs.py --results ${OUT}/nothing_here --out ${OUT}/without
                 RESULT_VARIABLE rc)
-file(READ ${OUT}/without/results_ch10_multi_gpu.md text)
-if(NOT rc EQUAL 0 OR NOT text MATCHES "No multi-GPU run is recorded yet")
-  message(FATAL_ERROR "without runs: exit ${rc}, text: ${text}")
-endif()
+foreach(file IN ITEMS results_ch10_multi_gpu.md ch10_multi_gpu_findings.md ch10_multi_gpu_sum.md
+                      ch10_multi_gpu_all_reduce.md ch10_multi_gpu_links.md)
+  file(READ ${OUT}/without/${file} text)
+  if(NOT rc EQUAL 0 OR NOT text MATCHES "No multi-GPU run is recorded in `results/`")
+    message(FATAL_ERROR "without runs, ${file}: exit ${rc}, text: ${text}")
+  endif()
+endforeach()

@@ -1,5 +1,6 @@
-// The ring's reduce kernel over awkward lengths and alignments: every element added once, nothing
-// outside the piece touched, the source left unchanged.
+// The copy-engine ring's reduce kernel over awkward lengths and alignments: every element added once,
+// nothing outside the piece touched, the source left unchanged; and the copy kernel that measures the
+// links (sm_copy) the same way.
 #include <catch2/catch_test_macros.hpp>
 #include <cmath>
 #include <vector>
@@ -45,5 +46,30 @@ TEST_CASE("add_into adds src into dst for any length and alignment", "[gpu][add_
         if (!src.empty()) CHECK(d_src.to_host() == src);
       }
     }
+  }
+}
+
+TEST_CASE("sm_copy copies any length, nothing outside it", "[gpu][sm_copy]") {
+  PMPP_REQUIRE_GPU();
+  constexpr std::size_t kGuard = 64;  // floats: the copy starts 16-byte aligned, after a guard band
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5},
+                            std::size_t{1000003}}) {
+    std::vector<float> dst(count + 2 * kGuard, NAN), src(count);
+    for (std::size_t i = 0; i < count; ++i) src[i] = all_reduce_input(2, 0, i, true);
+    pmpp::DeviceBuffer<float> d_dst(dst);
+    pmpp::DeviceBuffer<float> d_src(src.empty() ? std::vector<float>{0.0f} : src);
+    sm_copy(d_dst.data() + kGuard, d_src.data(), count, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got = d_dst.to_host();
+    std::size_t wrong = 0, guards = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (i < kGuard || i >= kGuard + count)
+        guards += !std::isnan(got[i]);
+      else
+        wrong += got[i] != src[i - kGuard];
+    }
+    INFO("count " << count);
+    CHECK(wrong == 0);
+    CHECK(guards == 0);
   }
 }

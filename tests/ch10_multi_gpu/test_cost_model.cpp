@@ -44,6 +44,27 @@ TEST_CASE("algorithm and bus bandwidth as the NCCL performance tests define them
   CHECK(bus_bandwidth(algorithm_bandwidth(bytes, ms), 4) == Approx(link));
 }
 
+TEST_CASE("where each byte goes: 20 DRAM bytes per float sent in the copy-engine ring's reduce-scatter, 12 fused",
+          "[cost_model]") {
+  const StepBytes copy_rs = step_bytes(RingKind::copy_engine, true), fused_rs = step_bytes(RingKind::fused, true);
+  CHECK(copy_rs.link_out == 4);
+  CHECK(copy_rs.link_in == 4);
+  CHECK(copy_rs.dram_read == 12);  // the copy's source, then staging and the vector for the add
+  CHECK(copy_rs.dram_write == 8);  // staging, then the sum
+  CHECK(fused_rs.dram_read == 8);  // the piece the right neighbour reads, and the own copy
+  CHECK(fused_rs.dram_write == 4);
+  for (RingKind ring : {RingKind::copy_engine, RingKind::fused}) {
+    const StepBytes ag = step_bytes(ring, false);
+    CHECK(ag.dram() == 8);  // a copy: read where it is, written where it goes
+    CHECK(ag.link_out == 4);
+  }
+  // Over a whole all-reduce: (p-1)/p of the vector in each phase.
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::copy_engine, 2) == Approx(14.0));
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 2) == Approx(10.0));
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 4) == Approx(15.0));
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 1) == 0.0);
+}
+
 TEST_CASE("inputs: exact ones are small integers, float ones multiples of 2^-23 from -1 up to 1", "[inputs]") {
   int distinct_ranks = 0;
   for (std::size_t i = 0; i < 10000; ++i) {

@@ -10,49 +10,10 @@
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/cuda_check.hpp"
+#include "ring_checks.hpp"
 
 using namespace pmpp::ch10::multi_gpu;
-
-namespace {
-int gpu_count() {
-  int count = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&count));
-  return count;
-}
-
-void fill(Ring& ring, std::size_t n, std::uint64_t seed, bool exact) {
-  for (int r : ring.local_ranks()) {
-    CUDA_CHECK(cudaSetDevice(ring.device(r)));
-    fill_inputs(ring.vector(r), n, seed, r, exact);
-  }
-}
-
-// Every rank's first n floats against the CPU's sums, times `factor` (an all-reduce run twice in
-// place leaves p times the sum).
-void check_every_rank(Ring& ring, std::size_t n, std::uint64_t seed, bool exact, float factor = 1) {
-  for (int r : ring.local_ranks()) {
-    CUDA_CHECK(cudaSetDevice(ring.device(r)));
-    if (factor == 1) {
-      const VectorCheck check = check_all_reduced(ring.vector(r), n, seed, ring.ranks(), exact);
-      INFO("rank " << r << ": " << check.summary());
-      CHECK(check.ok());
-      continue;
-    }
-    std::vector<float> got(n);
-    CUDA_CHECK(cudaMemcpy(got.data(), ring.vector(r), n * sizeof(float), cudaMemcpyDeviceToHost));
-    std::size_t wrong = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      float want = 0;
-      for (int q = 0; q < ring.ranks(); ++q) want += all_reduce_input(seed, q, i, exact);
-      wrong += got[i] != factor * want;
-    }
-    INFO("rank " << r << " after a second all-reduce in place");
-    CHECK(wrong == 0);
-  }
-}
-
-const std::vector<std::size_t> kLengths = {1, 2, 63, 64, 65, 319, 321, 1000, 100003, (std::size_t{1} << 20) + 17};
-}  // namespace
+using namespace pmpp::ch10::multi_gpu::testing;
 
 TEST_CASE("the ring all-reduces with 2 to 5 ranks on one GPU, for awkward lengths", "[gpu][ring]") {
   PMPP_REQUIRE_GPU();
@@ -144,13 +105,17 @@ TEST_CASE("link measurement: every rank's copy reaches its right neighbour", "[g
   fill(ring, std::size_t{1} << 20, 9, true);
   const LinkBandwidth links = measure_links(ring, std::size_t{4} << 20, 3, [] {});
   REQUIRE(links.alone.size() == 3);
+  REQUIRE(links.loads.size() == 3);
+  REQUIRE(links.stores.size() == 3);
   for (std::size_t k = 0; k < 3; ++k) {
     CHECK(links.alone[k] > 0);
     CHECK(links.together[k] > 0);
+    CHECK(links.loads[k] > 0);
+    CHECK(links.stores[k] > 0);
   }
-  // The copies moved whole vectors to the right: the warm-up goes once around the ring in rank order
-  // (1 gets 0's, 2 gets 1's, 0 gets 2's), so every vector now holds rank 0's inputs, and the timed
-  // copies keep it so.
+  // The copies moved whole vectors between neighbours: the warm-up goes once around the ring in rank
+  // order (1 gets 0's, 2 gets 1's, 0 gets 2's), so every vector now holds rank 0's inputs, and the
+  // timed copies (by copy engines, SM loads and SM stores) keep it so.
   for (int r = 0; r < 3; ++r) {
     std::vector<float> got(std::size_t{1} << 20);
     CUDA_CHECK(cudaMemcpy(got.data(), ring.vector(r), got.size() * sizeof(float), cudaMemcpyDeviceToHost));

@@ -1,11 +1,12 @@
 // =================================================================================================
-// The ring's reduce kernel: dst[i] += src[i], one piece of a reduce-scatter step at a time.
+// The copy-engine ring's reduce kernel: dst[i] += src[i], one piece of a reduce-scatter step at a time.
 //
 // What it adds to chapter 10: nothing new in the tree, which across GPUs is a chain of such adds, one
-// per link; the point is what it costs. It reads 8 bytes and writes 4 for every 4 bytes that crossed
-// a link, all in the receiver's DRAM, which is many times faster than the link (3.35 TB/s against a
-// few hundred GB/s on an H100): the add hides behind the next piece's copy, and the ring runs at the
-// speed of its links.
+// per link; the point is what it costs. The piece has already been written into staging by the copy;
+// this second pass reads it back with the receiver's copy (8 bytes) and writes the sum (4) for every
+// 4 bytes that crossed the link, in the receiver's DRAM, beside the copies it overlaps.
+// Limitation: that second pass, and a launch per piece; the fused ring (fused_ring.cu) adds as the
+// bytes arrive instead.
 // Preconditions: any count and any alignment; float4 loads where both pointers allow them.
 // =================================================================================================
 #include <cuda_runtime.h>

@@ -1,5 +1,6 @@
-// The all-reduce's cost model: what each GPU sends, what the links allow, and the bandwidths as the
-// NCCL performance tests define them, so that our numbers and theirs can be read side by side.
+// The all-reduce's cost model: what each GPU sends, what the links allow, where each byte goes in
+// DRAM, and the bandwidths as the NCCL performance tests define them, so that our numbers and theirs
+// can be read side by side.
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
 
 namespace pmpp::ch10::multi_gpu {
@@ -26,6 +27,30 @@ std::size_t planned_bytes_sent(const RingPlan& plan, int rank) {
   for (int m = 0; m < plan.messages(); ++m)
     floats += plan.piece(plan.send_segment(rank, plan.step_of(m)), plan.piece_of(m)).size();
   return floats * sizeof(float);
+}
+
+//! [step_bytes]
+StepBytes step_bytes(RingKind ring, bool reduces) {
+  StepBytes b;
+  b.link_out = b.link_in = 4;  // every GPU sends one float and receives one
+  // All-gather: the piece is read where it is and written where it goes, in either ring.
+  b.dram_read = 4;   // the piece this GPU passes on (read by its copy engine, or by its right neighbour)
+  b.dram_write = 4;  // the piece it receives
+  if (!reduces) return b;
+  if (ring == RingKind::copy_engine) {
+    b.dram_read += 8;   // the add kernel reads the piece back from staging, and its own copy
+    b.dram_write += 4;  // ... and writes the sum; the copy wrote the piece into staging first
+  } else {
+    b.dram_read += 4;   // the kernel reads its own copy beside the neighbour's piece
+  }
+  return b;
+}
+//! [step_bytes]
+
+double all_reduce_dram_bytes_per_float(RingKind ring, int ranks) {
+  if (ranks < 2) return 0.0;
+  const double share = static_cast<double>(ranks - 1) / ranks;  // p-1 steps of a phase, each 1/p of the vector
+  return share * (step_bytes(ring, true).dram() + step_bytes(ring, false).dram());
 }
 
 }  // namespace pmpp::ch10::multi_gpu

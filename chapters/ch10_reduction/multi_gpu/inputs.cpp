@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -37,6 +38,7 @@ VectorCheck check_all_reduced(const float* device_data, std::size_t n, std::uint
     CUDA_CHECK(cudaMemcpy(got.data(), device_data + begin, count * sizeof(float), cudaMemcpyDeviceToHost));
     parallel_for(static_cast<std::int64_t>(count), [&](std::int64_t lo, std::int64_t hi) {
       std::size_t bad = 0, first = n;
+      std::uint64_t bits = 0;
       double worst = 0;
       char text[160] = "";
       for (std::int64_t k = lo; k < hi; ++k) {
@@ -50,7 +52,11 @@ VectorCheck check_all_reduced(const float* device_data, std::size_t n, std::uint
         // Exact inputs: every partial sum is a small integer, so any order must give the same bits.
         // Otherwise each element went through at most p-1 roundings (a chain of adds around the ring).
         const Tolerance tolerance = exact ? Tolerance::exact() : Tolerance{sum_error_bound(ranks - 1, magnitude), 0};
-        const double g = got[static_cast<std::size_t>(k)];
+        const float value = got[static_cast<std::size_t>(k)];
+        std::uint32_t raw = 0;
+        std::memcpy(&raw, &value, sizeof raw);
+        bits += mix64(mix64(i) ^ raw);  // a sum of per-element hashes: the same in any order
+        const double g = value;
         const double error = std::isnan(g) ? NAN : std::fabs(g - want);
         if (std::isnan(error) || error > worst) worst = error;
         if (!within(g, want, tolerance)) {
@@ -62,6 +68,7 @@ VectorCheck check_all_reduced(const float* device_data, std::size_t n, std::uint
       }
       const std::lock_guard<std::mutex> guard(lock);
       result.mismatches += bad;
+      result.bits += bits;
       if (std::isnan(worst) || worst > result.worst_error) result.worst_error = worst;
       if (bad > 0 && first < first_bad) {
         first_bad = first;

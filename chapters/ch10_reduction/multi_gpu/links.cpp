@@ -1,20 +1,15 @@
-// The links between GPUs: what CUDA says about them, and what the ring's own copies measure on them.
+// The links between GPUs: what CUDA says about them, and what they deliver to the copy-engine ring's
+// own copies and to kernels' loads and stores.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
 #include "pmpp/cuda_check.hpp"
 
 namespace pmpp::ch10::multi_gpu {
-
-std::string PeerLink::describe() const {
-  if (same_device) return "same GPU: copies stay in its memory";
-  if (!peer_access) return "no peer access: copies go through host memory";
-  return std::string("peer access, ") + (native_atomics ? "native atomics (NVLink-class)" : "no native atomics (PCIe-class)") +
-         ", performance rank " + std::to_string(performance_rank);
-}
 
 PeerLink query_link(int from, int to) {
   PeerLink link;
@@ -40,9 +35,13 @@ std::string pci_bus_id(int device) {
 }
 
 namespace {
+// Who moves the bytes between a rank and its right neighbour.
+enum class Driver { copy_engine, sm_loads, sm_stores };
+
 // Times one copy per rank in `ranks` (indices into ring.local_ranks()), all enqueued before any is
 // waited for, each between two events on the rank's own send stream.
-std::vector<double> time_copies(Ring& ring, const std::vector<std::size_t>& ranks, std::size_t bytes) {
+std::vector<double> time_copies(Ring& ring, const std::vector<std::size_t>& ranks, std::size_t bytes,
+                                Driver driver = Driver::copy_engine) {
   const std::vector<int>& local = ring.local_ranks();
   std::vector<cudaEvent_t> start(ranks.size()), stop(ranks.size());
   for (std::size_t k = 0; k < ranks.size(); ++k) {
@@ -51,8 +50,14 @@ std::vector<double> time_copies(Ring& ring, const std::vector<std::size_t>& rank
     CUDA_CHECK(cudaEventCreate(&start[k]));
     CUDA_CHECK(cudaEventCreate(&stop[k]));
     CUDA_CHECK(cudaEventRecord(start[k], ring.send_stream(rank)));
-    CUDA_CHECK(cudaMemcpyAsync(ring.right_vector(rank), ring.vector(rank), bytes, cudaMemcpyDefault,
-                               ring.send_stream(rank)));
+    const std::size_t count = bytes / sizeof(float);
+    if (driver == Driver::copy_engine)
+      CUDA_CHECK(cudaMemcpyAsync(ring.right_vector(rank), ring.vector(rank), bytes, cudaMemcpyDefault,
+                                 ring.send_stream(rank)));
+    else if (driver == Driver::sm_loads)  // the bytes come from the right neighbour, pulled by this GPU
+      sm_copy(ring.vector(rank), ring.right_vector(rank), count, ring.send_stream(rank));
+    else  // the bytes go to the right neighbour, pushed by this GPU
+      sm_copy(ring.right_vector(rank), ring.vector(rank), count, ring.send_stream(rank));
     CUDA_CHECK(cudaEventRecord(stop[k], ring.send_stream(rank)));
   }
   std::vector<double> gbps(ranks.size());
@@ -80,9 +85,11 @@ LinkBandwidth measure_links(Ring& ring, std::size_t bytes, int repetitions, cons
   LinkBandwidth result;
   result.alone.assign(local, 0.0);
   result.together.assign(local, 0.0);
+  result.loads.assign(local, 0.0);
+  result.stores.assign(local, 0.0);
   if (ring.ranks() < 2 || bytes == 0) return result;
   repetitions = std::max(repetitions, 1);
-  std::vector<std::vector<double>> alone(local), together(local);
+  std::vector<std::vector<double>> alone(local), together(local), loads(local), stores(local);
   // The ring's streams do not wait for the default stream: finish whatever the caller enqueued on
   // these GPUs (filling the vectors, say) before a copy reads or overwrites them, and so that nothing
   // else runs during the timed copies. The barrier then waits for the other processes' GPUs.
@@ -100,16 +107,21 @@ LinkBandwidth measure_links(Ring& ring, std::size_t bytes, int repetitions, cons
       for (std::size_t k = 0; k < local; ++k)
         if (ring.local_ranks()[k] == rank) alone[k].push_back(time_copies(ring, {k}, bytes)[0]);
     }
-    // Together: every rank at once.
-    barrier();
+    // Together: every rank at once, by each driver.
     std::vector<std::size_t> all(local);
     for (std::size_t k = 0; k < local; ++k) all[k] = k;
-    const std::vector<double> gbps = time_copies(ring, all, bytes);
-    for (std::size_t k = 0; k < local; ++k) together[k].push_back(gbps[k]);
+    for (auto [driver, into] : {std::pair{Driver::copy_engine, &together}, std::pair{Driver::sm_loads, &loads},
+                                std::pair{Driver::sm_stores, &stores}}) {
+      barrier();
+      const std::vector<double> gbps = time_copies(ring, all, bytes, driver);
+      for (std::size_t k = 0; k < local; ++k) (*into)[k].push_back(gbps[k]);
+    }
   }
   for (std::size_t k = 0; k < local; ++k) {
     result.alone[k] = median(alone[k]);
     result.together[k] = median(together[k]);
+    result.loads[k] = median(loads[k]);
+    result.stores[k] = median(stores[k]);
   }
   barrier();
   return result;

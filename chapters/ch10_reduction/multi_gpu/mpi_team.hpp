@@ -9,8 +9,8 @@
 namespace pmpp::ch10::multi_gpu {
 
 /// This process's rank of MPI_COMM_WORLD (MPI must be initialized), on GPU (rank on this machine) mod
-/// (GPUs on this machine). Every rank must run on one machine: the ring maps its neighbours' memory
+/// (GPUs on this machine). Every rank must run on one machine: the rings map their neighbours' memory
 /// with CUDA IPC. Collective: every process calls it with the same arguments.
-std::unique_ptr<Team> make_mpi_team(std::size_t capacity, RingOptions options);
+std::unique_ptr<Team> make_mpi_team(std::size_t capacity, RingOptions ring_options, FusedRingOptions fused_options);
 
 }  // namespace pmpp::ch10::multi_gpu

@@ -1,10 +1,11 @@
 /// @file multi_gpu.hpp
-/// @brief Chapter 10 one level up: the sum across GPUs and the all-reduce ring. Plain C++ (no kernel
-/// syntax), so tests and programs are ordinary .cpp files.
+/// @brief Chapter 10 one level up: the sum across GPUs (its last level by NCCL or by peer reads) and
+/// the all-reduce, by a copy-engine ring and by a fused ring. Plain C++ (no kernel syntax), so tests
+/// and programs are ordinary .cpp files.
 ///
 /// Conventions:
 /// - a *rank* is one participant of a collective; normally one GPU, but several ranks may share one
-///   GPU (each with its own buffers and streams), which is how the ring is tested on a single GPU;
+///   GPU (each with its own buffers), which is how the rings are tested on a single GPU;
 /// - the vector every rank holds has n floats; the all-reduce leaves the element-wise sum on every
 ///   rank, in place;
 /// - sizes and indices are 64-bit (a 4 GiB vector has 2^30 floats).
@@ -32,14 +33,15 @@ using Stream = CUstream_st*;
 /// Elements [begin, end) of a vector.
 struct Range {
   std::size_t begin = 0, end = 0;
-  std::size_t size() const { return end - begin; }
-  bool empty() const { return end <= begin; }
+  PMPP_HOST_DEVICE std::size_t size() const { return end - begin; }
+  PMPP_HOST_DEVICE bool empty() const { return end <= begin; }
 };
 
 /// Segment and chunk boundaries fall on multiples of this many floats (256 bytes), so that every
-/// piece the ring moves starts 16-byte aligned and the reduce kernel can use float4 loads.
+/// piece the ring moves starts 16-byte aligned and the kernels can use float4 loads.
 inline constexpr std::size_t kAlignElements = 64;
-/// Messages per segment and step are capped here: each message needs two events per rank, made once.
+/// Messages per segment and step of the copy-engine ring are capped here: each message needs two
+/// events per rank, made once.
 inline constexpr int kMaxChunks = 64;
 /// Staging slots per rank: how many messages a sender may have in flight before the receiver's
 /// reduce has freed the slot it wants.
@@ -52,16 +54,19 @@ inline constexpr int kDefaultSlots = 4;
 /// (mod p), piece by piece: in the first p-1 steps (reduce-scatter) the receiver adds the piece into
 /// its own copy, in the last p-1 (all-gather) it overwrites its copy with the finished sum. A
 /// *message* is one piece of one step; they are numbered m = step * chunks + piece.
+///
+/// Both rings follow this plan: the copy-engine ring with a few large pieces and staging `slots`,
+/// the fused ring with many small pieces (one or more per block of its kernel) and no staging.
 struct RingPlan {
   std::size_t n = 0;                 ///< floats in the vector
   int ranks = 1;                     ///< p
   std::size_t segment_elements = 0;  ///< floats per segment (the last segments may be shorter or empty)
   std::size_t chunk_elements = 0;    ///< the most floats one message carries
   int chunks = 0;                    ///< messages per segment and step (0 when there is nothing to move)
-  int slots = kDefaultSlots;         ///< staging slots per rank, of chunk_elements floats each
+  int slots = kDefaultSlots;         ///< staging slots per rank, of chunk_elements floats each (fused: 0)
 
   /// 2(p-1): p-1 steps of reduce-scatter, then p-1 of all-gather.
-  int steps() const { return 2 * (ranks - 1); }
+  PMPP_HOST_DEVICE int steps() const { return 2 * (ranks - 1); }
   /// Messages each rank sends (and receives) in one all-reduce.
   int messages() const { return steps() * chunks; }
   /// The first messages(): those of the reduce-scatter, which land in staging and are added.
@@ -69,21 +74,35 @@ struct RingPlan {
   int step_of(int message) const { return message / chunks; }
   int piece_of(int message) const { return message % chunks; }
   /// True for the reduce-scatter steps (the receiver adds), false for the all-gather (it copies).
-  bool reduces(int step) const { return step < ranks - 1; }
+  PMPP_HOST_DEVICE bool reduces(int step) const { return step < ranks - 1; }
+  //! [send_segment]
   /// The segment rank @p rank sends at @p step: (rank - step) mod p. In the reduce-scatter each rank
   /// passes on what it has just added to; after p-1 steps rank r holds the whole sum of segment
   /// (r + 1) mod p, and the all-gather passes the finished segments around the same way.
-  int send_segment(int rank, int step) const;
+  PMPP_HOST_DEVICE int send_segment(int rank, int step) const { return ((rank - step) % ranks + ranks) % ranks; }
+  //! [send_segment]
   /// The segment rank @p rank receives at @p step: what its left neighbour sends.
-  int receive_segment(int rank, int step) const { return send_segment((rank + ranks - 1) % ranks, step); }
+  PMPP_HOST_DEVICE int receive_segment(int rank, int step) const {
+    return send_segment((rank + ranks - 1) % ranks, step);
+  }
   /// Elements of segment @p s.
-  Range segment(int s) const;
+  PMPP_HOST_DEVICE Range segment(int s) const {
+    const std::size_t first = at_most(n, static_cast<std::size_t>(s) * segment_elements);
+    return {first, at_most(n, first + segment_elements)};
+  }
   /// Elements of piece @p c of segment @p s (empty where a short segment has fewer pieces).
-  Range piece(int s, int c) const;
+  PMPP_HOST_DEVICE Range piece(int s, int c) const {
+    const Range whole = segment(s);
+    const std::size_t first = at_most(whole.end, whole.begin + static_cast<std::size_t>(c) * chunk_elements);
+    return {first, at_most(whole.end, first + chunk_elements)};
+  }
   /// The receiver's staging slot for reduce-scatter message @p message.
   int slot_of(int message) const { return message % slots; }
   /// Floats of staging each rank needs.
   std::size_t staging_elements() const { return static_cast<std::size_t>(slots) * chunk_elements; }
+
+ private:
+  PMPP_HOST_DEVICE static std::size_t at_most(std::size_t limit, std::size_t x) { return x < limit ? x : limit; }
 };
 
 /// Floats per message when the caller leaves it to the plan: about 8 messages per segment and step,
@@ -99,6 +118,39 @@ RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements = 0, int
 /// staging slots: vectors[r] (n floats each, p of them) end as the element-wise sum, in float.
 /// The GPU ring follows the same plan; the tests check the plan with this for many p and n.
 void simulate_ring(const RingPlan& plan, std::vector<std::vector<float>>& vectors);
+
+/// Pieces per segment of the fused ring are capped here: each has two flags per rank, made once.
+inline constexpr int kMaxFusedChunks = 8192;
+/// The fused ring's plan for n floats over @p ranks ranks whose kernels run @p blocks blocks each: no
+/// staging, and pieces small enough to keep every block busy. With @p chunk_elements = 0 each block
+/// takes one piece per step, or two or more where pieces would be above 1 MiB, and pieces stay at
+/// least 16 KiB (a small vector leaves some blocks idle). Pieces are rounded to kAlignElements and
+/// raised until a segment has at most kMaxFusedChunks. Throws std::invalid_argument for ranks < 1 or
+/// blocks < 1.
+RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements = 0);
+
+/// A flag of the fused ring: 64 bits in one GPU's memory, written by a neighbour, read by its owner.
+using Flag = unsigned long long;
+/// Values a flag can take within one all-reduce (enough for 2^19 ranks).
+inline constexpr Flag kFlagsPerCall = Flag{1} << 20;
+/// The value that says "finished @p steps steps of all-reduce number @p call (counted from 1) on this
+/// piece"; 0 steps: begun, so the writer's inputs are final. Values only grow from one all-reduce to
+/// the next, so the flags are zeroed once, when they are made, and never reset.
+//! [progress_flag]
+PMPP_HOST_DEVICE constexpr Flag progress_flag(std::uint64_t call, int steps) {
+  return call * kFlagsPerCall + static_cast<Flag>(steps);
+}
+//! [progress_flag]
+
+/// The fused ring run on the CPU in any order its flags allow. Each (rank, piece) is a worker that
+/// takes the kernel's steps in order, each as a load (its left neighbour's piece and its own) and a
+/// store, and waits where the kernel waits on a flag; among the workers free to go, a random one
+/// (from @p seed) goes next. @p calls all-reduces run in place, one after the other on each rank, as
+/// kernels on one stream do. With @p end_handshake false a rank ends without waiting until its right
+/// neighbour has stopped reading its vector: the tests show that some order then breaks the sum.
+/// Throws std::logic_error when no worker can go before all are done (a deadlock).
+void simulate_fused_ring(const RingPlan& plan, std::vector<std::vector<float>>& vectors, std::uint64_t seed,
+                         int calls = 1, bool end_handshake = true);
 
 // ---- The cost model (cost_model.cpp) ---------------------------------------------------------------
 
@@ -116,6 +168,25 @@ double bus_bandwidth(double algorithm_gbps, int ranks);
 /// The ring's time if every link carried @p link_gbps (GB/s each way, all links at once) and nothing
 /// else took time: 2(p-1)/p * bytes / bandwidth.
 double predicted_ring_ms(double vector_bytes, int ranks, double link_gbps);
+
+/// The two hand-written rings: copies by the copy engines then an add kernel, or one fused kernel.
+enum class RingKind { copy_engine, fused };
+
+/// Bytes one GPU moves for each float that crosses a link in one step of a ring (it sends one float
+/// and receives one), counting every access to its DRAM as if nothing stayed in L2.
+struct StepBytes {
+  double link_out = 0, link_in = 0, dram_read = 0, dram_write = 0;
+  double dram() const { return dram_read + dram_write; }
+};
+/// A reduce-scatter step (@p reduces) or an all-gather step of @p ring. Copy-engine ring, reduce-scatter:
+/// the copy reads the piece (4) and lands it in the receiver's staging (4 written), the add reads
+/// staging and the vector (8) and writes the vector (4). Fused ring: the kernel reads the neighbour's
+/// piece over the link (4 read from the neighbour's DRAM) and its own (4), and writes its own (4).
+/// All-gather, both rings: 4 read where the piece is, 4 written where it goes.
+StepBytes step_bytes(RingKind ring, bool reduces);
+/// DRAM bytes per float of the vector on one GPU over a whole all-reduce of @p ranks ranks: p-1 steps
+/// of each phase, each moving 1/p of the vector.
+double all_reduce_dram_bytes_per_float(RingKind ring, int ranks);
 
 // ---- Inputs (inputs.cpp, fill_inputs.cu) --------------------------------------------------------------
 
@@ -145,6 +216,9 @@ struct VectorCheck {
   std::size_t checked = 0, mismatches = 0;
   double worst_error = 0;  ///< NaN when a NaN was found
   std::string first_mismatch;
+  /// A hash of every value's bits and index: two ranks whose vectors hold the same bits have the same
+  /// one (and two that differ almost surely not), so ranks compare vectors without sending them.
+  std::uint64_t bits = 0;
   bool ok() const { return checked > 0 && mismatches == 0; }
   /// "PASS: 1048576 values" or "FAIL: 3 of 1048576 values differ; first: [17] got 2 want 3".
   std::string summary() const;
@@ -155,7 +229,7 @@ struct VectorCheck {
 /// for exact inputs, within (p-1) roundings otherwise. The CPU work runs on all cores.
 VectorCheck check_all_reduced(const float* device_data, std::size_t n, std::uint64_t seed, int ranks, bool exact);
 
-// ---- The ring on the GPUs (ring.cpp, ring_schedule.cpp, add_into.cu) -----------------------------------
+// ---- The copy-engine ring on the GPUs (ring.cpp, ring_schedule.cpp, add_into.cu) -----------------------
 
 /// How a rank's host talks to its neighbours' hosts when each rank runs in its own process (MPI).
 /// A Ring in one process needs none.
@@ -177,7 +251,7 @@ struct RingOptions {
   int slots = kDefaultSlots;       ///< staging slots per rank
 };
 
-/// The hand-written ring all-reduce: peer-to-peer copies (cudaMemcpyAsync from each rank to its right
+/// The copy-engine ring all-reduce: peer-to-peer copies (cudaMemcpyAsync from each rank to its right
 /// neighbour) and a reduce kernel, reduce-scatter then all-gather, in messages that overlap (while one
 /// piece is on the link, the previous one is being added). It owns every local rank's vector.
 ///
@@ -220,6 +294,89 @@ class Ring {
   std::unique_ptr<State> state_;
 };
 
+// ---- Memory one GPU reads on another (peer_access.cpp) ------------------------------------------------
+
+/// Let kernels and copies on device @p from reach device @p to's memory (cudaDeviceEnablePeerAccess),
+/// once per ordered pair in this process. True when they can: the same device, or peer access on.
+/// False where CUDA says the two cannot reach each other (copies then still work, through the host).
+bool enable_peer_access(int from, int to);
+
+/// How this process reaches every rank's device memory: one pointer per local rank in (each the start
+/// of a cudaMalloc allocation on that rank's device), one pointer per rank out, in rank order, as this
+/// process addresses them. Every process calls it at the same point (across processes it exchanges
+/// CUDA IPC handles; the mappings last as long as what made them). An empty one: every rank is in this
+/// process, and the pointers are the ones passed in.
+using ShareMemory = std::function<std::vector<void*>(const std::vector<void*>& local)>;
+
+// ---- The fused ring (fused_ring.cpp, fused_ring.cu) ----------------------------------------------------
+
+/// Options of the fused ring.
+struct FusedRingOptions {
+  std::size_t chunk_elements = 0;  ///< floats per piece; 0: plan_fused_ring's choice
+  /// Blocks each rank's kernel runs; 0: as many as stay resident on the smallest of this process's GPUs,
+  /// shared among the ranks on it. Across processes every rank must pass the same value.
+  int blocks = 0;
+};
+
+/// Blocks of the fused ring's kernel that stay resident together on device @p device when
+/// @p ranks_on_device ranks share it (each rank's blocks wait for its neighbours', so all must run at once).
+int fused_ring_blocks(int device, int ranks_on_device);
+
+/// The fused ring all-reduce over the vectors of a copy-engine Ring (which must outlive it): one kernel
+/// per GPU runs every step, reading the left neighbour's piece through a peer pointer, adding its own
+/// and writing the result into its own vector, where the right neighbour reads it at the next step.
+/// Neighbours tell each other how far they are with flags in GPU memory, so no host takes part once
+/// the kernels are launched. Like Ring::all_reduce, it runs on each device's default stream.
+class FusedRing {
+ public:
+  /// @p share reaches the other processes' ranks (see ShareMemory); empty: every rank is in this
+  /// process. Throws std::runtime_error when a rank's GPU cannot reach a neighbour's memory.
+  explicit FusedRing(Ring& ring, FusedRingOptions options = {}, const ShareMemory& share = {});
+  ~FusedRing();
+  FusedRing(const FusedRing&) = delete;
+  FusedRing& operator=(const FusedRing&) = delete;
+
+  int ranks() const;
+  /// Blocks each rank's kernel runs.
+  int blocks() const;
+  /// The plan all_reduce(n) follows.
+  RingPlan plan(std::size_t n) const;
+  /// In-place sum of the first n floats of every rank's vector; enqueued, not waited for.
+  void all_reduce(std::size_t n);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// ---- The last level of the sum across GPUs by peer reads (peer_sum.cpp, peer_sum.cu) -------------------
+
+/// The sum across GPUs without a library call at the end: each rank publishes its partial sum in its
+/// own memory, tagged with the call's number, and reads every rank's (p-1 reads over the links) and
+/// adds them in rank order, so that every rank adds the same floats in the same order and ends with
+/// the same bits. Runs on each local rank's device's default stream.
+class PeerSum {
+ public:
+  /// Rank local_ranks[i] of @p ranks on devices[i]; @p share: see ShareMemory. Throws
+  /// std::runtime_error where one rank's GPU cannot read another's memory.
+  PeerSum(const std::vector<int>& local_ranks, const std::vector<int>& devices, int ranks, const ShareMemory& share);
+  ~PeerSum();
+  PeerSum(const PeerSum&) = delete;
+  PeerSum& operator=(const PeerSum&) = delete;
+
+  /// Where local rank i's reduction writes its partial sum (one float on its device).
+  float* partial(std::size_t i);
+  /// Enqueue, on every local rank, the kernel that publishes its partial sum and adds every rank's,
+  /// after the reduction that wrote it.
+  void combine();
+  /// Local rank i's total: one float on its device, written by combine().
+  const float* total(std::size_t i) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // ---- Links between GPUs (links.cpp) -----------------------------------------------------------------------
 
 /// What CUDA says about copies from one GPU to another.
@@ -229,23 +386,27 @@ struct PeerLink {
   bool peer_access = false;     ///< cudaDeviceCanAccessPeer: direct copies, without host memory
   bool native_atomics = false;  ///< atomics over the link: NVLink has them, PCIe peers usually not
   int performance_rank = 0;     ///< cudaDevP2PAttrPerformanceRank: a relative rank, lower is faster
-  /// "same GPU", "peer access, native atomics (NVLink-class), rank 0", "no peer access: through host memory".
-  std::string describe() const;
 };
 /// Ask CUDA about copies from device @p from to device @p to.
 PeerLink query_link(int from, int to);
 /// The device's PCI address ("0000:1B:00.0"), which names it the way nvidia-smi does.
 std::string pci_bus_id(int device);
 
-/// The copy bandwidth each local rank's link to its right neighbour delivered (GB/s), measured with
-/// the ring's own copies of @p bytes (median of @p repetitions). `alone`: one rank copies at a time,
-/// the others idle; `together`: every rank copies at once, as in the ring (each GPU sends and
-/// receives at the same time, and GPUs sharing a switch or a memory share its bandwidth).
+/// The bandwidth each local rank's link to its right neighbour delivered (GB/s, median of
+/// @p repetitions copies of @p bytes). By the copy engines, with the copy-engine ring's own copies:
+/// `alone`, one rank copies at a time, the others idle; `together`, every rank copies at once, as in
+/// the ring (each GPU sends and receives at the same time, and GPUs sharing a switch or a memory share
+/// its bandwidth). By kernels, every rank at once: `loads`, each rank's SMs read its right neighbour's
+/// vector (as the fused ring reads its left one's), and `stores`, each rank's SMs write into it.
 /// @p barrier lines up the processes (nothing to do in one process) and runs on every rank's turn.
 struct LinkBandwidth {
-  std::vector<double> alone, together;  ///< [index into ring.local_ranks()]
+  std::vector<double> alone, together, loads, stores;  ///< [index into ring.local_ranks()]
 };
 LinkBandwidth measure_links(Ring& ring, std::size_t bytes, int repetitions, const std::function<void()>& barrier);
+
+/// Enqueue dst[i] = src[i] for i < count on @p stream of the current device, by SM loads and stores
+/// (link_copy.cu): how measure_links drives a link with kernels. Either pointer may be a peer's.
+void sm_copy(float* dst, const float* src, std::size_t count, Stream stream);
 
 /// Enqueue dst[i] += src[i] for i < count on @p stream of the current device: the reduce kernel of the
 /// reduce-scatter (add_into.cu). Any alignment; float4 loads where both pointers allow them.

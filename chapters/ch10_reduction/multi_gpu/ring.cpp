@@ -1,12 +1,10 @@
-// The hand-written ring all-reduce: ranks in one process, or one rank per process with CUDA IPC and a
+// The copy-engine ring all-reduce: ranks in one process, or one rank per process with CUDA IPC and a
 // Messenger between the hosts. The steps each rank enqueues are in ring_schedule.cpp; here is who
 // enqueues them in which order, which is what makes every event wait find its record already enqueued.
 #include <cuda_runtime_api.h>
 
 #include <cstring>
 #include <exception>
-#include <mutex>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -60,27 +58,6 @@ std::vector<cudaEvent_t> open_events(const std::vector<char>& bytes, std::size_t
   return events;
 }
 
-// Copies between ranks on different GPUs go straight over the link only where peer access is on.
-// Peer access belongs to the process and is enabled once for each ordered pair of GPUs; several rings,
-// or several ranks on each GPU, meet the same pair again. Asking twice fails (the code below tolerates
-// that, but compute-sanitizer reports every failed call), so the pairs already enabled are remembered.
-void enable_peer_access(int from, int to) {
-  static std::mutex mutex;
-  static std::set<std::pair<int, int>> enabled;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (enabled.count({from, to}) != 0) return;
-  int can = 0;
-  CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
-  if (!can) return;  // cudaMemcpyAsync still works, through host memory
-  CUDA_CHECK(cudaSetDevice(from));
-  const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
-  if (status == cudaErrorPeerAccessAlreadyEnabled) {
-    cudaGetLastError();  // not an error here: something else in this process (NCCL, say) enabled it
-  } else {
-    CUDA_CHECK(status);
-  }
-  enabled.insert({from, to});
-}
 }  // namespace
 
 struct Ring::State {
@@ -139,7 +116,8 @@ Ring::Ring(std::vector<int> devices, std::size_t capacity, RingOptions options) 
   const RingPlan largest = plan_ring(capacity, s.ranks, options.chunk_elements, options.slots);
   for (int r = 0; r < s.ranks; ++r) {
     const int next = devices[static_cast<std::size_t>((r + 1) % s.ranks)];
-    if (next != devices[static_cast<std::size_t>(r)]) enable_peer_access(devices[static_cast<std::size_t>(r)], next);
+    // Copies go straight over the link where peer access is on, and through host memory otherwise.
+    enable_peer_access(devices[static_cast<std::size_t>(r)], next);
   }
   for (int r = 0; r < s.ranks; ++r) {
     s.local.push_back(r);

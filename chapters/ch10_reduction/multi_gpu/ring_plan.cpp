@@ -1,5 +1,6 @@
-// The ring's plan: how an n-float all-reduce over p ranks is cut into segments, pieces and messages,
-// which segment each rank sends at each step, and the same plan run on the CPU.
+// The rings' plans: how an n-float all-reduce over p ranks is cut into segments and pieces, for the
+// copy-engine ring (a few large messages through staging) and the fused ring (many small pieces, one
+// or more per block), and the copy-engine ring's plan run on the CPU.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -25,44 +26,63 @@ constexpr std::size_t kMaxDefaultChunk = std::size_t{1} << 22;
 constexpr std::size_t kTargetChunks = 8;
 }  // namespace
 
-//! [send_segment]
-int RingPlan::send_segment(int rank, int step) const { return ((rank - step) % ranks + ranks) % ranks; }
-//! [send_segment]
-
-Range RingPlan::segment(int s) const {
-  const std::size_t first = std::min(n, static_cast<std::size_t>(s) * segment_elements);
-  return {first, std::min(n, first + segment_elements)};
-}
-
-Range RingPlan::piece(int s, int c) const {
-  const Range whole = segment(s);
-  const std::size_t first = std::min(whole.end, whole.begin + static_cast<std::size_t>(c) * chunk_elements);
-  return {first, std::min(whole.end, first + chunk_elements)};
-}
-
 std::size_t default_chunk_elements(std::size_t n, int ranks) {
   const std::size_t segment = align_up(ceil_div<std::size_t>(n, static_cast<std::size_t>(std::max(ranks, 1))),
                                        kAlignElements);
   return std::clamp(align_up(ceil_div(segment, kTargetChunks), kAlignElements), kMinDefaultChunk, kMaxDefaultChunk);
 }
 
-RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements, int slots) {
+namespace {
+// Pieces of about `chunk` floats, rounded to kAlignElements and raised until a segment has at most
+// `max_chunks`; never more than a segment.
+void cut_into_pieces(RingPlan& plan, std::size_t chunk, int max_chunks) {
+  chunk = std::max(align_up(chunk, kAlignElements),
+                   align_up(ceil_div<std::size_t>(plan.segment_elements, static_cast<std::size_t>(max_chunks)),
+                            kAlignElements));
+  plan.chunk_elements = std::min(chunk, plan.segment_elements);
+  plan.chunks = static_cast<int>(ceil_div(plan.segment_elements, plan.chunk_elements));
+}
+
+RingPlan segments(std::size_t n, int ranks) {
   if (ranks < 1) throw std::invalid_argument("a ring needs at least one rank, got " + std::to_string(ranks));
-  if (slots < 1) throw std::invalid_argument("a ring needs at least one staging slot, got " + std::to_string(slots));
   RingPlan plan;
   plan.n = n;
   plan.ranks = ranks;
-  plan.slots = slots;
   // Segments are whole multiples of kAlignElements, so that every piece starts 256-byte aligned; the
   // price is that the last segments may be a little shorter (or empty, for n < p * 64).
   plan.segment_elements = align_up(ceil_div<std::size_t>(n, static_cast<std::size_t>(ranks)), kAlignElements);
-  if (ranks == 1 || n == 0) return plan;  // nothing crosses a link: no messages, no staging
+  return plan;
+}
 
-  std::size_t chunk = chunk_elements == 0 ? default_chunk_elements(n, ranks) : chunk_elements;
-  chunk = std::max(align_up(chunk, kAlignElements),
-                   align_up(ceil_div<std::size_t>(plan.segment_elements, kMaxChunks), kAlignElements));
-  plan.chunk_elements = std::min(chunk, plan.segment_elements);  // no staging for more than a segment
-  plan.chunks = static_cast<int>(ceil_div(plan.segment_elements, plan.chunk_elements));
+// The fused ring's default pieces: at most this large (so that a block has several pieces of a large
+// vector, and the flags pipeline its steps finely)...
+constexpr std::size_t kMaxFusedPiece = std::size_t{1} << 18;  // 1 MiB
+// ... and at least this large (a smaller piece costs a flag's round trip for too few bytes).
+constexpr std::size_t kMinFusedPiece = std::size_t{1} << 12;  // 16 KiB
+}  // namespace
+
+RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements, int slots) {
+  if (slots < 1) throw std::invalid_argument("a ring needs at least one staging slot, got " + std::to_string(slots));
+  RingPlan plan = segments(n, ranks);
+  plan.slots = slots;
+  if (ranks == 1 || n == 0) return plan;  // nothing crosses a link: no messages, no staging
+  cut_into_pieces(plan, chunk_elements == 0 ? default_chunk_elements(n, ranks) : chunk_elements, kMaxChunks);
+  return plan;
+}
+
+RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements) {
+  if (blocks < 1) throw std::invalid_argument("the fused ring needs at least one block, got " + std::to_string(blocks));
+  RingPlan plan = segments(n, ranks);
+  plan.slots = 0;  // nothing is staged: a rank reads its neighbour's vector directly
+  if (ranks == 1 || n == 0) return plan;
+  if (chunk_elements == 0) {
+    // As many pieces as blocks, or twice, three times ... as many, so that each block has the same
+    // number of pieces and none is above kMaxFusedPiece.
+    const std::size_t b = static_cast<std::size_t>(blocks);
+    const std::size_t rounds = ceil_div(plan.segment_elements, b * kMaxFusedPiece);
+    chunk_elements = std::max(ceil_div(plan.segment_elements, b * rounds), kMinFusedPiece);
+  }
+  cut_into_pieces(plan, chunk_elements, kMaxFusedChunks);
   return plan;
 }
 

@@ -1,7 +1,8 @@
 /// @file team.hpp
 /// @brief The ranks of one run and how this process reaches them: every rank in this process (one
-/// process driving all GPUs), or one rank per process (under mpirun). The programs' body (session.cpp)
-/// is written once against this interface, so both ways of starting them run the same code.
+/// process driving all GPUs), or one rank per process (under mpirun). The programs' body (session.cpp
+/// and the files it calls) is written once against this interface, so both ways of starting them run
+/// the same code.
 #pragma once
 
 #include <memory>
@@ -17,9 +18,17 @@ class Team {
   virtual ~Team() = default;
   /// How the ranks were started: "one process driving 2 GPUs", "2 processes under MPI, one rank each".
   virtual std::string description() const = 0;
-  /// The hand-written ring, which owns every local rank's all-reduce vector.
+  /// The copy-engine ring, which owns every local rank's all-reduce vector.
   virtual Ring& ring() = 0;
   int ranks() { return ring().ranks(); }
+  /// The fused ring over the same vectors; null where it cannot run here (fused_status() says why).
+  virtual FusedRing* fused_ring() = 0;
+  /// "396 blocks per rank", or why the fused ring cannot run here.
+  virtual std::string fused_status() const = 0;
+  /// The last level of the sum across GPUs by peer reads; null where the ranks cannot reach each
+  /// other's memory (peer_sum_status() says why).
+  virtual PeerSum* peer_sum() = 0;
+  virtual std::string peer_sum_status() const = 0;
   /// The CUDA device of any rank, as this process numbers devices.
   virtual int device_of(int rank) const = 0;
   /// True in the one process that prints the tables (rank 0's).
@@ -36,8 +45,9 @@ class Team {
   virtual void nccl_all_reduce(const std::vector<float*>& buffers, std::size_t count) = 0;
 };
 
-/// Every rank in this process: rank r on devices[r]; several ranks may share a device (then only the
-/// ring runs: NCCL refuses two ranks on one GPU). @p capacity: floats of the largest all-reduce.
-std::unique_ptr<Team> make_local_team(const std::vector<int>& devices, std::size_t capacity, RingOptions options);
+/// Every rank in this process: rank r on devices[r]; several ranks may share a device (then NCCL is
+/// left out: it refuses two ranks on one GPU). @p capacity: floats of the largest all-reduce.
+std::unique_ptr<Team> make_local_team(const std::vector<int>& devices, std::size_t capacity, RingOptions ring_options,
+                                      FusedRingOptions fused_options);
 
 }  // namespace pmpp::ch10::multi_gpu
