@@ -5,11 +5,20 @@ A recorded run is the record a program writes with --json (pmpp::RunRecord, read
 book/tools/run_record.py). Nothing here is typed by hand: a number in the book is a cell a program
 printed on the device named next to it.
 
+A table of the text's model (its analysis, which needs no GPU) is told apart from a measurement by
+running the program that recorded it once more, here, with the same arguments and --analysis and no
+GPU visible (--program NAME=PATH): a table it prints again, cell for cell, is the model's. Its caption
+is the title the program gives it now; it names no device, and names the problem only where another
+model table of the same title holds other numbers (so a title that says what its numbers depend on,
+e.g. the filter's size, makes the caption say that and no more). A program not given, or one
+that fails, leaves its tables captioned as measurements.
+
 Writes into --out:
   - for every run of the headline device (results/<headline>/<name>.json), the fragments a chapter
     page includes where it discusses the run: run_<name>_<table>.md (one table with its caption and
     notes), chart_<name>.md (each stage's time next to the library's and the limits) and
     roofline_<name>.md, with their SVG figures;
+  - model_tables.json: {caption: [record, table key]} for every model table, for the site check;
   - a placeholder for every such fragment a page asks for that no recorded run provides;
   - recorded_runs.md: the page with every run on every device, from the template book/recorded_runs.md;
   - counters.md: the "Predicted against measured" page, from the template book/counters.md and the
@@ -20,16 +29,20 @@ A template holds the line GENERATED_CONTENT where the generated part goes.
 Python 3 standard library only.
 """
 import argparse
+import json
 import math
+import os
 import pathlib
 import re
+import subprocess
 import sys
+import tempfile
 import textwrap
 from dataclasses import dataclass
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
 import run_record  # noqa: E402  (book/tools: the one reader of run records)
-from doxygen_text import escape  # noqa: E402
+from doxygen_text import escape, folded  # noqa: E402,F401  (folded: for the generators that import this one)
 
 MARKER = "GENERATED_CONTENT"
 FRAGMENT_USE = re.compile(r"\\includedoc\s+((?:run|chart|roofline)_[A-Za-z0-9_]+\.md)")
@@ -69,21 +82,47 @@ def code(text):
     return "`" + str(text).replace("`", "'") + "`"
 
 
-def caption(record, table):
+def caption(record, table, models=None):
+    """A table's caption in words (without the closing full stop): a measurement names its problem and
+    its device; a table of the model names neither, unless it needs the problem (see ModelTables)."""
+    if models and (record.path, table.key) in models.captions:
+        return models.captions[(record.path, table.key)]
     return f"{table.title}: {record.problem}, on the {record.device}"
 
 
-def source_line(record):
+def source_line(record, table=None, models=None):
+    if table is not None and models and (record.path, table.key) in models.captions:
+        return (f"The text's model, which needs no GPU: {code(record.command + ' --analysis')} prints it "
+                f"(kept with the run in {code(record.path.as_posix())}).")
     return f"Recorded with {code(record.command)} ({code(record.path.as_posix())})."
 
 
-def table_markdown(record, table, *, with_caption=True):
+# A cell that is one number, with at most a unit or a sign: "0.183", "1,024", "93 %", "3.2 ms", "256x256".
+NUMBER = re.compile(r"[-+~<>≈±]?\s?\d[\d,.]*(?:e[-+]?\d+)?"    # a number
+                    r"(?:\s?[x×]\s?\d[\d,.]*)*"                  # "x 256", as in a grid's "256x256"
+                    r"(?:\s?(?:%|×|x|[A-Za-zµ/]{1,8}))?")           # a unit
+NO_VALUE = {"", "-", "–", "n/a"}
+
+
+def numeric_columns(table):
+    """The columns whose every cell is a number (or no value, or a remark in parentheses), and at least
+    one a number: right-aligned, so that the page keeps each number on one line (book.css) and its
+    digits line up."""
+    numeric = []
+    for c in range(len(table.columns)):
+        cells = [printed[c].strip() for printed in table.printed]
+        numbers = [cell for cell in cells if cell not in NO_VALUE and not re.fullmatch(r"\(.*\)", cell)]
+        numeric.append(bool(numbers) and all(NUMBER.fullmatch(cell) for cell in numbers))
+    return numeric
+
+
+def table_markdown(record, table, *, with_caption=True, models=None):
     """The table as its program printed it, with a caption in words and its notes one per line."""
     out = []
     if with_caption:
-        out.append(f'<div class="table-caption">{escape(caption(record, table))}.</div>\n')
+        out.append(f'<div class="table-caption">{escape(caption(record, table, models))}.</div>\n')
     out.append("| " + " | ".join(escape(c) for c in table.columns) + " |")
-    out.append("|" + "---|" * len(table.columns))
+    out.append("|" + "".join("---:|" if right else "---|" for right in numeric_columns(table)))
     for printed in table.printed:
         out.append("| " + " | ".join(escape(cell) if cell != "" else "&nbsp;" for cell in printed) + " |")
     out.append("")
@@ -91,6 +130,71 @@ def table_markdown(record, table, *, with_caption=True):
         notes = "".join(f"<div>{escape(note)}</div>" for note in table.notes)
         out.append(f'<div class="table-notes">{notes}</div>\n')
     return "\n".join(out) + "\n"
+
+
+# ---- The text's model: tables that need no GPU --------------------------------------------------
+
+def same_table(a, b):
+    return a.columns == b.columns and a.printed == b.printed
+
+
+def analysis_record(record, program, timeout_s=300):
+    """What @program prints with the record's arguments and --analysis, with no GPU visible; None when it
+    cannot say (it failed, or timed out)."""
+    with tempfile.TemporaryDirectory(prefix="book-analysis-") as folder:
+        path = pathlib.Path(folder) / "analysis.json"
+        command = [program, *record.shown_arguments.split(), "--analysis", "--json", str(path)]
+        environment = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+        try:
+            finished = subprocess.run(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      text=True, timeout=timeout_s)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            print(f"recorded_runs.py: note: {command[0]} --analysis: {error}; its tables are shown as measured")
+            return None
+        if finished.returncode != 0 or not path.is_file():
+            said = finished.stderr.strip().splitlines()[-1:] or ["no record"]
+            print(f"recorded_runs.py: note: {record.command} --analysis exited with {finished.returncode} "
+                  f"({said[0]}); its tables are shown as measured")
+            return None
+        return run_record.load(path)
+
+
+# Tables a program writes into its record for tools only; the book does not show them.
+TABLES_FOR_TOOLS = {"profile"}
+
+
+class ModelTables:
+    """The recorded tables that are the text's model, with the caption of each."""
+
+    def __init__(self, records, programs):
+        found, analyses = [], {}
+        for record in records:
+            program = programs.get(record.program)
+            if not program:
+                continue
+            key = (record.program, record.shown_arguments)
+            if key not in analyses:
+                analyses[key] = analysis_record(record, program)
+            again = analyses[key]
+            for table in record.tables:
+                printed = again.table(table.key) if again else None
+                if printed is not None and same_table(printed, table):
+                    found.append((record, table, printed.title))  # the program's words of today
+        # The title alone where every model table of that title holds the same numbers; else the problem too.
+        by_title = {}
+        for record, table, title in found:
+            by_title.setdefault(title, []).append(table)
+        self.captions = {}
+        for record, table, title in found:
+            alike = all(same_table(other, table) for other in by_title[title])
+            self.captions[(record.path, table.key)] = title if alike else f"{title}: {record.problem}"
+
+    def manifest(self):
+        """{caption: [record path, table key]}: how the site check finds the record of each caption."""
+        found = {}
+        for (path, key), text in sorted(self.captions.items()):
+            found.setdefault(text + ".", [path.as_posix(), key])  # the same numbers: the first run will do
+        return found
 
 
 # ---- Charts --------------------------------------------------------------------------------------
@@ -398,11 +502,12 @@ def image(name, text):
 
 # ---- Fragments and pages -------------------------------------------------------------------------
 
-def run_fragments(record, out_dir, stem):
+def run_fragments(record, out_dir, stem, models):
     """The fragments of one headline run: {file name: text}."""
     fragments = {}
     for table in record.tables:
-        fragments[f"run_{stem}_{table.key}.md"] = table_markdown(record, table) + source_line(record) + "\n"
+        fragments[f"run_{stem}_{table.key}.md"] = (table_markdown(record, table, models=models)
+                                                   + source_line(record, table, models) + "\n")
     table = results_table(record)
     if table and (svg := bar_chart_svg(record, table)):
         (out_dir / f"chart_{stem}.svg").write_text(svg, encoding="utf-8")
@@ -430,7 +535,7 @@ def fill_template(template_path, body):
     return template.replace(MARKER, body.rstrip("\n"))
 
 
-def recorded_runs_body(records, out_dir):
+def recorded_runs_body(records, out_dir, models):
     """Every run, grouped by chapter and device, each table once."""
     if not records:
         return ("No run has been recorded yet. On a GPU, `scripts/record-runs` records every chapter into "
@@ -457,7 +562,7 @@ def recorded_runs_body(records, out_dir):
                     parts.append(f"*{escape(t.title)}:* the same table as in \\ref {shown[key]} above.\n")
                     continue
                 shown[key] = f"recorded_{stem}"
-                parts.append(table_markdown(record, t))
+                parts.append(table_markdown(record, t, models=models))
     return "\n".join(parts)
 
 
@@ -525,7 +630,16 @@ def main():
     parser.add_argument("--out", required=True, type=pathlib.Path, help="where to write fragments, pages, figures")
     parser.add_argument("--leave-out", nargs="*", default=[], metavar="PROGRAM",
                         help="programs whose runs another generator shows (their names' beginnings)")
+    parser.add_argument("--program", action="append", default=[], metavar="NAME=PATH",
+                        help="a program that recorded runs, built here: run with --analysis to tell its model's "
+                             "tables from its measurements")
     args = parser.parse_args()
+    programs = {}
+    for given in args.program:
+        name, _, path = given.partition("=")
+        if not name or not path:
+            parser.error(f"--program {given}: write NAME=PATH")
+        programs[name] = path
     args.out.mkdir(parents=True, exist_ok=True)
 
     records = []
@@ -536,13 +650,17 @@ def main():
             except run_record.RecordError as error:
                 raise SystemExit(f"recorded_runs.py: error: {error}")
             record.path = path.relative_to(args.results.parent)
+            # The "profile" table is scripts/profile's input (its predictions per stage), not a reader's.
+            record.tables = [t for t in record.tables if t.key not in TABLES_FOR_TOOLS]
             if not record.program.startswith(tuple(args.leave_out)):
                 records.append(record)
 
+    models = ModelTables(records, programs)
+    (args.out / "model_tables.json").write_text(json.dumps(models.manifest(), indent=1) + "\n", encoding="utf-8")
     written = {}
     for record in records:
         if record.path.parent.name == args.headline:
-            written.update(run_fragments(record, args.out, record.path.stem))
+            written.update(run_fragments(record, args.out, record.path.stem, models))
     for page in sorted(args.pages.glob("*.md")):
         for name in FRAGMENT_USE.findall(page.read_text(encoding="utf-8")):
             written.setdefault(name, placeholder(name, args.headline))
@@ -550,7 +668,7 @@ def main():
         (args.out / name).write_text(text, encoding="utf-8")
 
     (args.out / "recorded_runs.md").write_text(
-        fill_template(args.pages / "recorded_runs.md", recorded_runs_body(records, args.out)), encoding="utf-8")
+        fill_template(args.pages / "recorded_runs.md", recorded_runs_body(records, args.out, models)), encoding="utf-8")
     (args.out / "counters.md").write_text(
         fill_template(args.pages / "counters.md", counters_body(args.profiles)), encoding="utf-8")
 
@@ -567,7 +685,8 @@ def main():
         "\n".join(rooflines) if rooflines else
         "No recorded run with both GB/s and GFLOP/s is kept in `results/` yet, so there is no measured roofline.\n",
         encoding="utf-8")
-    print(f"recorded_runs.py: {len(records)} recorded run(s), {len(written)} fragment(s) in {args.out}")
+    print(f"recorded_runs.py: {len(records)} recorded run(s), {len(written)} fragment(s), "
+          f"{len(models.captions)} table(s) of the text's model in {args.out}")
     return 0
 
 

@@ -2,16 +2,23 @@
 #       -P check_generators.cmake
 # Runs the generators that read recorded runs on fixtures (test data, not measurements) and checks
 # what the book would show. recorded_runs.py: tables as printed (cells escaped, the --json path
-# dropped, captions in words, notes one per line), a chart with the library and both limits, a
+# dropped, captions in words, notes one per line, numeric columns right-aligned), the text's model
+# told from measurements by the program's run without a GPU (a stand-in program, programs/), a
+# chart with the library and both limits, a
 # placeholder for a fragment no run provides, the pages of all runs (a repeated table referred to) and
 # of counters (real headings, the limiters table too), rooflines with both roofs from either source.
 # reduction_trees.py: a recorded trace drawn as a tree, with the input values reconstructed.
 file(REMOVE_RECURSE ${OUT})
 execute_process(COMMAND ${PYTHON} ${FIGURES}/recorded_runs.py --results ${FIXTURES}/results --headline fixture-h200
                         --pages ${FIXTURES}/pages --profiles ${FIXTURES}/profiles --out ${OUT}
+                        --program ch07_convolution=${FIXTURES}/programs/ch07_convolution
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "recorded_runs.py failed (${rc}):\n${out}${err}")
+endif()
+if(NOT out MATCHES "2 table\\(s\\) of the text's model")
+  message(FATAL_ERROR "recorded_runs.py should find the two runs' Fig 7.14 tables, and no other, "
+                      "to be the model's:\n${out}${err}")
 endif()
 execute_process(COMMAND ${PYTHON} ${FIGURES}/reduction_trees.py --results ${FIXTURES}/results --out ${OUT}
                 OUTPUT_VARIABLE trees_out ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -41,12 +48,22 @@ set(run run_ch07_convolution_fixture_results.md)
 # escaped and one per line, the command without its --json path.
 expect(${run} "<div class=\"table-caption\">Stages side by side with cuDNN: 8192 x 8192 image, 5 x 5 filter, on the ${h200}.</div>")
 expect(${run} "\\| stage \\| check \\| grid")
+# Numbers (a grid's "256x256" too) right-aligned, which keeps each on one line; words (stage, check) not.
+expect(${run} "\n\\|---\\|---\\|---:\\|---:\\|---:\\|---:\\|---:\\|---:\\|---:\\|---:\\|---:\\|\n")
 expect(${run} "\\| 01_basic \\| PASS \\| 256x256 \\| 32x32 \\| 0 \\| 0.5000 \\| 1074 \\| 22.3 \\| 6711 \\| 1.00 \\| 0.50 \\|")
 expect(${run} "\\| 03_broken \\| FAIL \\|")
 expect(${run} "<div>a note with a \\\\\\| bar, an \\\\@at, a \\\\\\* star, a &lt;tag&gt; and pmpp\\\\::Table.</div><div>limit: FP32")
 expect(${run} "Recorded with `ch07_convolution --width 8192 --height 8192 --radius 2` \\(`results/fixture-h200/ch07_convolution_fixture.json`\\)")
 expect_not(${run} "somewhere")
 expect(run_ch07_convolution_fixture_fig_7_14.md "\\| 5x5 \\| 3.13 \\| 12.50 \\|")
+# The text's model, which the program prints without a GPU: no device, no problem in its caption (no
+# other table of its title holds other numbers), and named for the site check; a measurement keeps both.
+expect(run_ch07_convolution_fixture_fig_7_14.md "<div class=\"table-caption\">Fig 7.14 \\(fixture\\).</div>")
+expect(run_ch07_convolution_fixture_fig_7_14.md
+       "needs no GPU: `ch07_convolution --width 8192 --height 8192 --radius 2 --analysis`")
+expect_not(run_ch07_convolution_fixture_fig_7_14.md "Fixture H200")
+expect(model_tables.json
+       "\"Fig 7.14 \\(fixture\\).\": \\[\n  \"results/fixture-h200/ch07_convolution_fixture.json\",\n  \"fig_7_14\"")
 # The chart: a bar per stage and for the library, a line per limit, failed stages named.
 expect(chart_ch07_convolution_fixture.md "image html chart_ch07_convolution_fixture.svg \"Each stage's median time")
 expect(chart_ch07_convolution_fixture.svg ">01_basic</text>")

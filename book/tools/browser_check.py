@@ -2,17 +2,29 @@
 """Render every page of the built book in headless Chromium and fail on what a reader would see wrong.
 
 For each HTML page of the site, at a window 1280 px wide (the book's own pages also at 1440 px), after
-MathJax has typeset the page:
+MathJax has typeset the page and with every folded block (<details>) opened:
   - a MathJax error (a TeX parse error or a processing error);
   - an image that did not load;
   - raw markup in the text: \\f$ or \\f[ (a formula Doxygen did not see), triple backticks, @ref or
-    \\ref, \\snippet, \\image, \\includedoc, a template marker; a backtick in a caption;
+    \\ref, \\snippet, \\image, \\includedoc, a template marker, a <details> or <summary> tag shown as
+    text; a backtick in a caption;
+  - a folded block that Doxygen broke: a <details> without its <summary> first, or with nothing
+    else in it (its content landed after it);
   - content cut off: an element that reaches past the right edge of the text column without sitting
     in a box that scrolls, or a page that scrolls sideways;
+  - a table wider than the text column (one that needs its own scroll bar to be read), and a number
+    in a table cell broken over two lines;
+  - a line wrapped twice: a line of a listing, or of program output, that the browser breaks over two
+    lines (the program has wrapped its output already; source lines are meant as written);
+  - program output (a verbatim block, <pre>) wider than the column: the programs print 100 columns,
+    which the book's style fits at 1280 px;
+  - a title in the side menu that the menu cuts off;
+  - a character drawn as a box: one that no installed font has (drawn, it looks exactly like a
+    character no font can have, U+0378), e.g. Chinese titles without a CJK font;
   - text in a figure smaller than 11 px as drawn at the column's width (from the SVG's smallest
     font-size and the ratio of the width shown to the width drawn).
-A box that scrolls sideways (a listing or table wider than the column) is not an error; on the book's
-own pages it is noted. Screenshots of the book's pages at 1280 px go to --screenshots, to look at.
+A listing wider than the column scrolls in its own box: not an error, but noted on the book's own
+pages. Screenshots of the book's pages at 1280 px go to --screenshots, to look at.
 
 Chromium is driven through the DevTools protocol over a pipe (--remote-debugging-pipe): no network
 port, no extra package, Python 3 standard library only. Exit status 0 when every page passes, 1 with
@@ -65,9 +77,25 @@ PAGE_CHECK = r"""
     if (!img.complete || img.naturalWidth === 0) problems.push('image did not load: ' + img.getAttribute('src'));
   }
   const contents = document.querySelector('div.contents') || document.body;
+  // Folded blocks: each one whole (its summary first, its content inside), then opened, so that what
+  // a reader sees on opening it is checked too; those that were closed are closed again at the end.
+  const closed = [...contents.querySelectorAll('details:not([open])')];
+  for (const d of contents.querySelectorAll('details')) {
+    const first = d.firstElementChild;
+    const summary = (first && first.tagName === 'SUMMARY') ? first : null;
+    const label = (summary ? summary.textContent : d.textContent).trim().replace(/\s+/g, ' ').slice(0, 60);
+    if (!summary) problems.push('a folded block without its <summary> first: "' + label + '"');
+    else if (![...d.childNodes].some(n => n !== summary && (n.nodeType === 1 || n.textContent.trim())))
+      problems.push('a folded block with nothing in it (Doxygen put its content after it): "' + label + '"');
+    if (d.parentElement && d.parentElement.tagName === 'P') {
+      problems.push('a folded block inside a paragraph: "' + label + '"');
+    }
+    d.open = true;
+  }
+  await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
   const codeLike = el => el.closest('pre, code, div.fragment, script, style, .MathJax_SVG, .MathJax_Preview');
   const raw = [/\\f\$/, /\\f\[/, /```/, /@ref\b/, /\\ref\b/, /\\snippet\b/, /\\image\b/, /\\includedoc\b/,
-               /\\tryit\b/, /GENERATED_CONTENT/];
+               /\\tryit\b/, /GENERATED_CONTENT/, /<\/?(details|summary)\b/];
   const walker = document.createTreeWalker(contents, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (!node.parentElement || codeLike(node.parentElement)) continue;
@@ -105,6 +133,99 @@ PAGE_CHECK = r"""
     problems.push('cut off on the right: <' + outer.tagName.toLowerCase() + (outer.className ? ' class="' + outer.className + '"' : '') +
                   '> reaches ' + Math.round(outer.getBoundingClientRect().right) + ' px, the column ends at ' + Math.round(columnRight) +
                   ' px ("' + outer.textContent.trim().slice(0, 60) + '")');
+  }
+  // How many lines the browser drew an element's text on: the distinct tops of its line boxes.
+  const drawnLines = el => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set();
+    for (const r of range.getClientRects()) if (r.height > 0 && r.width > 0) tops.add(Math.round(r.top));
+    return tops.size;
+  };
+  const wraps = el => !/^(pre|nowrap)$/.test(getComputedStyle(el).whiteSpace);
+  const firstRow = table => [...table.rows[0].cells].map(c => c.textContent.trim()).join(' | ');
+  const excerpt = el => '"' + (el.rows ? firstRow(el) : el.textContent)  // a table by its first row
+      .trim().replace(/\s+/g, ' ').slice(0, 60) + '"';
+  // Tables: within the column, and no number over two lines.
+  const NUMBER = /^[-+~<>≈±]?\s?\d[\d,.]*(e[-+]?\d+)?(\s?[x×]\s?\d[\d,.]*)*(\s?(%|×|x|[A-Za-zµ/]{1,8}))?$/;
+  for (const table of contents.querySelectorAll('table.markdownTable, table.doxtable')) {
+    // Its cells as laid out (whichever box scrolls, the table or its body) against what is in view.
+    const r = table.getBoundingClientRect();
+    const cells = [...table.querySelectorAll('td, th')];
+    if (r.width === 0 || !cells.length) continue;
+    const needs = Math.max(...cells.map(c => c.getBoundingClientRect().right)) - r.left;
+    const shown = Math.min(table.clientWidth || r.width, columnRight - r.left);
+    if (needs > shown + 1) {
+      problems.push('table wider than the column: ' + Math.round(needs) + ' px of table in ' + Math.round(shown) +
+                    ' px (' + excerpt(table) + ')');
+    }
+    for (const cell of table.querySelectorAll('td, th')) {
+      const text = cell.textContent.trim();
+      if (NUMBER.test(text) && drawnLines(cell) > 1) {
+        problems.push('a number broken over two lines in a table: "' + text + '" (' + excerpt(table) + ')');
+      }
+    }
+  }
+  // Lines wrapped a second time: each line of a listing, each line of program output, on one line.
+  for (const line of contents.querySelectorAll('div.fragment div.line')) {
+    if (wraps(line) && drawnLines(line) > 1) problems.push('a listing line wrapped by the page: ' + excerpt(line));
+  }
+  for (const pre of contents.querySelectorAll('pre')) {
+    if (pre.getBoundingClientRect().width === 0) continue;
+    const written = pre.textContent.replace(/\n+$/, '').split('\n').length;
+    if (wraps(pre)) {
+      const drawn = drawnLines(pre);
+      if (drawn > written) {
+        problems.push('program output wrapped by the page: ' + written + ' lines drawn as ' + drawn +
+                      ' (' + excerpt(pre) + ')');
+      }
+    }
+    if (pre.scrollWidth > pre.clientWidth + 1) {
+      problems.push('program output wider than the column: ' + pre.scrollWidth + ' px of lines in ' + pre.clientWidth +
+                    ' px; the longest line has ' + Math.max(...pre.textContent.split('\n').map(l => l.length)) +
+                    ' columns (' + excerpt(pre) + ')');
+    }
+  }
+  // The side menu: every title whole.
+  const tree = document.getElementById('nav-tree');
+  if (tree && tree.getBoundingClientRect().width > 0) {
+    const right = tree.getBoundingClientRect().right;
+    for (const label of tree.querySelectorAll('.label')) {
+      const r = label.getBoundingClientRect();
+      if (r.width > 0 && (r.right > right + 1 || label.scrollWidth > label.clientWidth + 1)) {
+        problems.push('the side menu cuts the title ' + excerpt(label));
+      }
+    }
+  }
+  // Characters drawn as boxes: on a canvas, in the font of the text around them, a character no
+  // installed font has looks exactly like U+0378 (a code point no font has).
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 48;
+  const pen = canvas.getContext('2d', {willReadFrequently: true});
+  const draw = (ch, family) => {
+    pen.clearRect(0, 0, 48, 48);
+    pen.font = '32px ' + family;
+    pen.fillText(ch, 6, 38);
+    return pen.getImageData(0, 0, 48, 48).data.join(',');
+  };
+  const boxes = new Map(), tried = new Set(), missing = new Map();
+  const texts = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest('script, style, svg, math, .MathJax_SVG, .MathJax_Preview')) continue;
+    const family = getComputedStyle(parent).fontFamily;
+    for (const ch of node.textContent) {
+      if (ch.codePointAt(0) < 0x80 || /\s/.test(ch) || tried.has(ch + family)) continue;
+      tried.add(ch + family);
+      if (!boxes.has(family)) boxes.set(family, draw('\u0378', family));
+      if (draw(ch, family) === boxes.get(family) && !missing.has(ch)) missing.set(ch, excerpt(parent));
+    }
+  }
+  if (missing.size) {  // one line per page: the characters, their code points, where the first one is
+    const chars = [...missing.keys()];
+    problems.push('no installed font has ' + chars.join('') + ' (' + chars.map(
+        ch => 'U+' + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')).join(' ') +
+        '): drawn as boxes, e.g. in ' + missing.get(chars[0]));
   }
   // Figures: loaded, not cropped, text at least MIN px as shown, and no two labels on top of each other.
   const figures = [...contents.querySelectorAll('object[type="image/svg+xml"], img')].filter(
@@ -153,11 +274,12 @@ PAGE_CHECK = r"""
       }
     }
   }
-  // Boxes that scroll sideways hide part of their content until scrolled: not an error, but noted.
-  const scrolling = [...contents.querySelectorAll('*')].filter(
+  // Listings that scroll sideways hide part of their lines until scrolled: not an error, but noted.
+  const scrolling = [...contents.querySelectorAll('div.fragment')].filter(
       el => el.scrollWidth > el.clientWidth + 1 && scrolls(el)).map(
       el => '<' + el.tagName.toLowerCase() + '> "' + el.textContent.trim().slice(0, 50) + '" scrolls: ' +
             el.scrollWidth + ' px of content in ' + el.clientWidth + ' px');
+  for (const d of closed) d.open = false;
   const scroller = document.getElementById('doc-content');
   const height = Math.max(document.documentElement.scrollHeight, scroller ? scroller.scrollHeight + scroller.offsetTop : 0);
   return {problems: problems, figures: figureInfo, height: height, scrolling: scrolling};

@@ -3,8 +3,11 @@
 
   - Every table captioned as a recorded run ("<title>: <problem>, on the <device>.") shows exactly the
     columns and the cells, as printed, of that table in the run's record (results/**/*.json): the
-    book's tables carry the numbers the programs recorded, no more, no less. At least one such table
-    of the headline GPU must be found.
+    book's tables carry the numbers the programs recorded, no more, no less. So does every table of
+    the text's model, captioned without a device, whose record --model-tables names (written by
+    book/figures/recorded_runs.py). At least one table of the headline GPU's runs must be found. A
+    table composed from several records (captioned <div class="table-caption composed">, as the
+    multi-GPU page's launch modes side by side) is its generator's to check, on fixtures.
   - No page shows the same table twice.
   - A pmpp:: name in the text (outside listings and code) is a link to its reference page.
   - Every local link, image and figure resolves to a file of the site.
@@ -15,6 +18,7 @@ Python 3 standard library only.
 """
 import argparse
 import html
+import json
 import pathlib
 import re
 import sys
@@ -108,18 +112,30 @@ def root_of(node):
     return node
 
 
-def recorded_tables(results):
-    """{caption text: (record, table)} for every table of every record. Two records whose tables would
-    share a caption are an error: a reader could not tell which run a table came from."""
-    found = {}
+def recorded_tables(results, model_tables=None):
+    """{caption text: (record, table)} for every table of every record, and for the captions of the
+    model's tables that @model_tables ({caption: [record path, key]}, paths from results' parent) gives.
+    Two records whose tables would share a caption are an error: a reader could not tell which run a
+    table came from."""
+    found, by_path = {}, {}
     for path in sorted(results.rglob("*.json")):
         record = run_record.load(path)
+        by_path[path.relative_to(results.parent).as_posix()] = record
         for table in record.tables:
             caption = normal(f"{table.title}: {record.problem}, on the {record.device}.")
             if caption in found and found[caption][0].path != record.path:
                 raise run_record.RecordError(f"{found[caption][0].path} and {path} both hold a table captioned "
                                              f"'{caption[:80]}': make their problems say how the runs differ")
             found[caption] = (record, table)
+    for caption, (path, key) in (model_tables or {}).items():
+        record = by_path.get(path)
+        table = record.table(key) if record else None
+        if table is None:
+            raise run_record.RecordError(f"the model table '{caption[:60]}' names {path}, table '{key}', "
+                                         f"which results/ does not hold")
+        if normal(caption) in found:
+            raise run_record.RecordError(f"the model table '{caption[:60]}' has the caption of a measured table")
+        found[normal(caption)] = (record, table)
     return found
 
 
@@ -130,7 +146,8 @@ def check_page(path, site, recorded, headline, counts, is_book_page):
     if not is_book_page:  # the API reference: its links only
         return problems + broken_links(path, site, tree)
     seen_tables = {}
-    for caption in (n for n in contents.iter() if n.tag == "div" and n.has_class("table-caption")):
+    for caption in (n for n in contents.iter() if n.tag == "div" and n.has_class("table-caption")
+                    and not n.has_class("composed")):
         text = normal(caption.text())
         if text not in recorded:
             problems.append(f"{path.name}: caption '{text[:90]}' names no recorded table")
@@ -187,14 +204,19 @@ def main():
     parser.add_argument("--headline", required=True, help="the folder of results/ the chapter pages show")
     parser.add_argument("--order", required=True, type=pathlib.Path,
                         help="the book's pages in order (config/book_order.txt); the others are the API reference")
+    parser.add_argument("--model-tables", type=pathlib.Path,
+                        help="model_tables.json (recorded_runs.py): the captions of the tables of the text's model")
     parser.add_argument("--skip-if-missing", action="store_true", help="exit 77 when the site is not built")
     args = parser.parse_args()
     if not (args.html / "index.html").is_file():
         print(f"check_site.py: no site in {args.html}: build it with the docs target")
         return 77 if args.skip_if_missing else 1
     try:
-        recorded = recorded_tables(args.results)
-    except run_record.RecordError as error:
+        models = None
+        if args.model_tables:
+            models = json.loads(args.model_tables.read_text(encoding="utf-8")) if args.model_tables.is_file() else {}
+        recorded = recorded_tables(args.results, models)
+    except (run_record.RecordError, ValueError) as error:
         print(f"check_site.py: error: {error}")
         return 1
     stems = [line.strip() for line in args.order.read_text(encoding="utf-8").splitlines() if line.strip()]
