@@ -96,15 +96,20 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   const double first_ms = runs.empty() || !runs.front().passed ? 0 : runs.front().timing.median_ms;
   const Floors f = floors(o, device);
   for (const auto& r : runs) {
-    std::vector<Cell> cells{r.name, r.status};
-    if (r.passed) {  // no performance for a run that computed the wrong thing, or did not run
+    if (!r.passed) {  // no performance for a run that computed the wrong thing, or did not run
+      t.add_row({r.name, r.status});
+    } else {
       const double ms = r.timing.median_ms;
-      cells.insert(cells.end(), {Cell::num(ms, 4), Cell::num(gb_per_s(bytes, ms), 0),
-                                 Cell::num(100.0 * f.dram_ms / ms, 1), Cell::num(gflop_per_s(ops, ms), 0),
-                                 first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()});
+      std::vector<Cell> cells{r.name,
+                              r.status,
+                              Cell::num(ms, 4),
+                              Cell::num(gb_per_s(bytes, ms), 0),
+                              Cell::num(100.0 * f.dram_ms / ms, 1),
+                              Cell::num(gflop_per_s(ops, ms), 0),
+                              first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()};
       if (library) cells.push_back(Cell::num(library->timing.median_ms / ms, 2));
+      t.add_row(cells);
     }
-    t.add_row(cells);
     if (!r.why.empty()) t.add_note(r.why);  // it names what was skipped
   }
   // The limits as rows of their own: what no kernel can beat on this device. Each shows its time and
