@@ -309,6 +309,7 @@ FRAGMENTS = {
     "ch10_multi_gpu_all_reduce.md": "the all-reduce: a chart, its bus bandwidth, each ring against NCCL",
     "ch10_multi_gpu_links.md": "the links",
     "results_ch10_multi_gpu.md": "which runs, and everything each printed, folded",
+    "ch10_multi_gpu_scaling.md": "how the rings and the sum grow with the number of GPUs, against the model",
 }
 NO_RUN = ("No multi-GPU run is recorded in `results/`. On a machine with two or more GPUs, "
           "`scripts/record-multi-gpu` records the runs this page describes; their tables appear here once the "
@@ -392,6 +393,81 @@ def group_fragments(machine, ranks, runs, out_dir):
     return {name: "\n".join(parts) for name, parts in out.items()}
 
 
+# ---- Scaling with the number of GPUs -------------------------------------------------------------
+
+SCALING_SIZE = UNITS["GiB"]  # the size the scaling table compares at, where recorded: the links bound it
+
+
+def step_fit(series, ranks):
+    """What one of a ring's 2(p-1) steps costs, t_step = alpha + piece / B: the rate B, in GB/s, from the
+    two largest vectors (where the bytes dominate) and the fixed cost alpha, in microseconds, from the
+    smallest (where they do not). None with fewer than three sizes."""
+    sizes = sorted(series)
+    if ranks < 2 or len(sizes) < 3:
+        return None
+    steps = 2 * (ranks - 1)
+
+    def step_seconds(size):
+        return series[size]["ms"] * 1e-3 / steps
+
+    rise = step_seconds(sizes[-1]) - step_seconds(sizes[-2])
+    if rise <= 0:
+        return None
+    rate = (sizes[-1] - sizes[-2]) / ranks / rise
+    alpha = step_seconds(sizes[0]) - sizes[0] / ranks / rate
+    return alpha * 1e6, rate / 1e9
+
+
+def best_sum(record):
+    """The sum's best speed-up over one GPU, and the ending that gave it."""
+    parts = [(number(row.get("x one GPU")), name.split(" + ", 1)[1])
+             for name, row in sum_rows(record).items() if " + " in name and number(row.get("x one GPU"))]
+    return max(parts) if parts else (None, None)
+
+
+def scaling_table(machine, groups):
+    """One row per GPU count and launch mode of one machine: each ring and NCCL at 1 GiB, the model's
+    bound, what the fit says each ring's steps cost, and the sum's speed-up."""
+    runs = [run for (m, ranks) in sorted(groups) if m == machine for run in groups[(m, ranks)]]
+    serieses = {id(run): all_reduce_series(run) for run in runs}
+    common = set.intersection(*[set(serieses[id(run)]["NCCL"]) or {SCALING_SIZE} for run in runs])
+    size = SCALING_SIZE if SCALING_SIZE in common or not common else max(common)
+    rows, device = [], None
+    for ranks in sorted(r for m, r in groups if m == machine):
+        for run in groups[(machine, ranks)]:
+            device = device or run.device
+            series = serieses[id(run)]
+            at = {name: series[name].get(size, {}).get("busbw") for name in CONTENDERS}
+            fits = {name: step_fit(series[name], ranks) for name in ("copy-engine ring", "fused ring")}
+            speedup, ending = best_sum(run)
+            row = [str(ranks), mode_of(run)] + [cell(at[name], 0) for name in CONTENDERS]
+            row.append(cell(link_speed(run), 0))
+            for name in ("copy-engine ring", "fused ring"):
+                row.append(f"{fits[name][0]:.1f} us, {fits[name][1]:.0f} GB/s" if fits[name] else NO_VALUE)
+            row.append(f"{speedup:.2f}x ({ending})" if speedup else NO_VALUE)
+            rows.append(row)
+    if len({row[0] for row in rows}) < 2:
+        return ""
+    header = ["GPUs", "launch", "copy-engine ring", "fused ring", "NCCL", "model",
+              "fit: copy-engine ring", "fit: fused ring", "sum x one GPU"]
+    notes = [f"Bus bandwidth in GB/s at {size_label(size)}. The model: the slowest link with every GPU "
+             "sending at once, the bound a ring's bus bandwidth cannot pass at any number of GPUs.",
+             "fit: a ring's time as 2(p-1) steps of (a fixed cost + the piece over a rate): the rate from the two "
+             "largest vectors, the fixed cost of one step (flags, launches, the host) from the smallest. The "
+             "fixed cost bounds the small vectors, the rate the large ones.",
+             "sum x one GPU: one GPU's time over the sum across all of them, with its faster ending; the ideal is "
+             "the number of GPUs."]
+    return markdown(f"How the rings and the sum grow with the number of GPUs, {device}", header, rows, notes)
+
+
+def scaling(records):
+    groups = groups_of(records)
+    texts = [scaling_table(machine, groups) for machine in sorted({m for m, _ in groups})]
+    texts = [t for t in texts if t]
+    return "\n".join(texts) if texts else ("Runs on one number of GPUs only: `scripts/record-multi-gpu` records "
+                                           "2, 4 and 8 GPUs where a machine has them.\n")
+
+
 def fragments(records, out_dir):
     """{fragment file: text}: every group's part of each fragment, or the sentence saying there is none."""
     if not records:
@@ -402,6 +478,7 @@ def fragments(records, out_dir):
         for name, text in group_fragments(machine, ranks, groups[(machine, ranks)], out_dir).items():
             if text:
                 texts[name].append(text)
+    texts["ch10_multi_gpu_scaling.md"] = [scaling(records)]
     return {name: "\n".join(parts) if parts else NO_RUN for name, parts in texts.items()}
 
 

@@ -47,7 +47,15 @@ check_fragment(results_ch10_multi_gpu.md
   "<details><summary>Everything <code>ch10_multi_gpu_mpi [^<]*</code> printed \\(process per GPU\\)</summary>"
   "</details>")
 
-file(GLOB charts ${OUT}/with/busbw_*.svg)
+# More GPUs: a row per GPU count and launch mode, at the largest size every run has (32 MiB here),
+# with each ring's steps fitted (the fused ring, one process per GPU on 4 GPUs: 168 GB/s bus bandwidth at 32 MiB; 0.1, 0.2 and 0.3 ms
+# for 8, 16 and 32 MiB in 6 steps: 252 GB/s from the two largest, 8.3 us fixed per step).
+check_fragment(ch10_multi_gpu_scaling.md
+  "\\| GPUs \\| launch \\| copy-engine ring \\| fused ring \\| NCCL \\| model \\| fit: copy-engine ring \\| fit: fused ring \\| sum x one GPU \\|"
+  "\\| 4 \\| process per GPU \\| 50 \\| 168 \\| 296 \\| 90 \\| [^|]+ \\| 8.3 us, 252 GB/s \\| 3.64x \\(peer reads\\) \\|"
+  "Bus bandwidth in GB/s at 32..MiB")  # a no-break space, two bytes
+
+file(GLOB charts ${OUT}/with/busbw_*_2gpus.svg)
 list(LENGTH charts count)
 if(NOT count EQUAL 1)
   message(FATAL_ERROR "expected one chart, found ${count}")
@@ -67,7 +75,7 @@ endif()
 execute_process(COMMAND ${PYTHON} ${FIGURES}/multi_gpu_runs.py --results ${OUT}/nothing_here --out ${OUT}/without
                 RESULT_VARIABLE rc)
 foreach(file IN ITEMS results_ch10_multi_gpu.md ch10_multi_gpu_findings.md ch10_multi_gpu_sum.md
-                      ch10_multi_gpu_all_reduce.md ch10_multi_gpu_links.md)
+                      ch10_multi_gpu_all_reduce.md ch10_multi_gpu_links.md ch10_multi_gpu_scaling.md)
   file(READ ${OUT}/without/${file} text)
   if(NOT rc EQUAL 0 OR NOT text MATCHES "No multi-GPU run is recorded in `results/`")
     message(FATAL_ERROR "without runs, ${file}: exit ${rc}, text: ${text}")
