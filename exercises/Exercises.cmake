@@ -96,10 +96,11 @@ endfunction()
 
 # _pmpp_register_exercise_tests(<exe> <source> <stem> <hidden suffix>): each test case of <exe> becomes
 # a CTest test (its own process) once per variant that was built, run against that variant's worker:
-# label "exercise" (fails until solved) or "solution" (must pass). Speed cases ([speed], which time
-# the variant against the solution) run alone (RUN_SERIAL): other tests on the GPU would skew them.
+# label "exercise" (fails until solved) or "solution" (must pass). Speed and feedback cases ([speed],
+# [feedback]: they time the variant against the solution) run alone (RUN_SERIAL): other tests on the GPU
+# would skew them.
 function(_pmpp_register_exercise_tests exe source stem suffix)
-  file(STRINGS ${source} speed_cases REGEX "\\[speed\\]")
+  file(STRINGS ${source} timed_cases REGEX "\\[(speed|feedback)\\]")
   file(STRINGS ${source} large_cases REGEX "\\[large\\]")
   foreach(variant IN ITEMS exercise solution)
     if(NOT TARGET ${stem}_${variant}_worker)
@@ -110,11 +111,11 @@ function(_pmpp_register_exercise_tests exe source stem suffix)
       set(reference --reference-worker $<TARGET_FILE:${stem}_solution_worker>)
     endif()
     # SKIP() exits with 4 (no GPU); a hang must not stall the whole run.
-    catch_discover_tests(${exe} TEST_SPEC "~[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
+    catch_discover_tests(${exe} TEST_SPEC "~[speed]~[feedback]" TEST_PREFIX "${stem} (${variant}${suffix}): "
       EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
       PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300)
-    if(speed_cases)
-      catch_discover_tests(${exe} TEST_SPEC "[speed]" TEST_PREFIX "${stem} (${variant}${suffix}): "
+    if(timed_cases)
+      catch_discover_tests(${exe} TEST_SPEC "[speed],[feedback]" TEST_PREFIX "${stem} (${variant}${suffix}): "
         EXTRA_ARGS --worker $<TARGET_FILE:${stem}_${variant}_worker> ${reference}
         PROPERTIES LABELS ${variant} SKIP_RETURN_CODE 4 TIMEOUT 300 RUN_SERIAL TRUE)
     endif()

@@ -18,6 +18,7 @@ from .processes import GradingBroke, clip, finished, read_capped, run, start
 
 POINTS_TAG = re.compile(r"\[points=(\d+(?:\.\d+)?)\]")
 SPEED_TAG = "[speed]"  # the case times code: it runs alone on its GPU (schedule.py)
+FEEDBACK_TAG = "[feedback]"  # no points: it times and profiles one launch, alone too (feedback.py)
 GPU_MEMORY_TAG = re.compile(r"\[gpu_memory=(\d+(?:\.\d+)?)GiB\]", re.I)  # the GPU memory it needs in all
 MISBEHAVED = 70  # the trusted test process's status when the code under test misbehaved (workers.hpp)
 GRACE = 15  # seconds the test process gets beyond the workers' time limit, to report a hung call
@@ -36,10 +37,18 @@ class Case:
     output: str = ""
     seconds: float = 0.0
     speed: bool = False  # [speed]
+    feedback: bool = False  # [feedback]
+    feedback_fact: str = ""  # the fact "feedback" of its run: one line of JSON (trusted/feedback.hpp)
     gpu_memory_gib: Optional[float] = None  # [gpu_memory=NGiB]
     ran_alone: bool = False  # nothing else ran on its GPU meanwhile
     short_of_memory: bool = False  # its run found too little GPU memory
     student: str = ""  # whose case it is: a GPU runs the cases of one student at a time (schedule.py)
+
+    @property
+    def timed(self) -> bool:
+        """It times code: it runs alone on its GPU, once every other case has its final verdict, and
+        only for an exercise whose other cases all passed."""
+        return self.speed or self.feedback
 
 
 @dataclass
@@ -49,6 +58,7 @@ class Listed:
     points: float
     speed: bool
     gpu_memory_gib: Optional[float]
+    feedback: bool = False
 
 
 def list_cases(executable: str) -> Optional[List[Listed]]:
@@ -71,7 +81,7 @@ def list_cases(executable: str) -> Optional[List[Listed]]:
             raise GradingBroke(f"{executable}: the test case '{name}' has a tag [gpu_memory=...] that is not "
                                "[gpu_memory=NGiB], e.g. [gpu_memory=18GiB]")
         cases.append(Listed(name, int(points) if points.is_integer() else points, SPEED_TAG in tags.lower(),
-                            max(float(m) for m in memory) if memory else None))
+                            max(float(m) for m in memory) if memory else None, FEEDBACK_TAG in tags.lower()))
     return cases
 
 
@@ -154,9 +164,11 @@ def _verdict(case: Case, returncode: Optional[int], xml: bytes, facts: dict, tim
         case.status, case.reason = "failed", what
 
 
-def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner, alone: bool):
+def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runner, alone: bool,
+             profiler: Optional[List[str]] = None):
     """Run one case of the trusted executable @tests against @worker; fill in its verdict. @alone: no
-    other case runs on its GPU meanwhile. The test process asks to be killed when its parent goes
+    other case runs on its GPU meanwhile; @profiler: the command line a feedback case profiles its
+    launch behind (feedback.profiler_command). The test process asks to be killed when its parent goes
     (PR_SET_PDEATHSIG), which the kernel reads as the *thread* that started it: this one, which waits
     for it, so it fires only when grade dies."""
     pipes = {name: os.pipe() for name in ("verdict", "facts")}
@@ -166,6 +178,8 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
     # PMPP_GRADE_PID: the test process dies with grade, and exits at once if grade is gone already.
     env = dict(os.environ, PMPP_SANDBOX="\n".join(runner.worker_command), PMPP_WORKER_TIMEOUT=f"{runner.timeout:g}",
                PMPP_CASE_ALONE="1" if alone else "0", PMPP_GRADE_PID=str(os.getpid()))
+    if profiler and case.feedback:
+        env["PMPP_PROFILER"] = "\n".join(profiler)
     if runner.clean_up_command:
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:
@@ -203,3 +217,4 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
     seen = read_facts(facts[0].decode("utf-8", "replace") if facts else "")
     _verdict(case, returncode, xml[0] if xml else b"", seen, limit)
     case.short_of_memory = found_too_little_memory(case, seen)
+    case.feedback_fact = seen.get("feedback", "")

@@ -16,7 +16,8 @@ or out of memory: another case's worker may have held it) runs once more, alone,
 the one reported: no case is lost to another's. A speed case ([speed]) times the student's
 code against the solution's, which only means something on a GPU that does nothing else, and counts
 only for an exercise whose other cases all passed: so speed cases start last, once every other case,
-second runs included, has its final verdict on every GPU.
+second runs included, has its final verdict on every GPU. Feedback cases ([feedback], no points: one
+launch timed and profiled) are timed cases too, and run the same way.
 
 Without a GPU nothing is timed and no GPU memory is used: every case shares, whoever's it is.
 """
@@ -52,9 +53,9 @@ class Schedule:
         self._budgets = budgets_gib
         self._sharing_gpus = gpus and runners_per_gpu > 1
         # The largest claims first: they wait for room, and the small ones fill in around them.
-        self._shared = sorted((c for c in cases if not (gpus and c.speed)), key=lambda c: -self._claim(c, 0))
+        self._shared = sorted((c for c in cases if not (gpus and c.timed)), key=lambda c: -self._claim(c, 0))
         self._again: List[Case] = []  # to run a second time, alone
-        self._speed = [c for c in cases if gpus and c.speed]
+        self._speed = [c for c in cases if gpus and c.timed]
         self._claimed = [0.0] * len(budgets_gib)
         self._running = [0] * len(budgets_gib)
         self._gpus = gpus
@@ -99,7 +100,7 @@ class Schedule:
                         case = self._again.pop(0) if self._again else self._speed.pop(0)
                         case.ran_alone = True
                         self._running[gpu] += 1
-                        self._again_running += not case.speed
+                        self._again_running += not case.timed
                         return case
                 if not self._speed and self._settled():
                     return None
@@ -113,7 +114,7 @@ class Schedule:
             self._running[gpu] -= 1
             again = False
             if case.ran_alone:
-                self._again_running -= not case.speed
+                self._again_running -= not case.timed
             else:
                 self._claimed[gpu] -= self._claim(case, gpu)
                 self._shared_running -= 1

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from . import class_page
 from .names import display_name
 from .processes import GradingBroke, UsageError
 from .reports import write_file
@@ -139,7 +140,7 @@ def submit(args, members: List[str], grade_args: List[str]) -> int:
     finished = state / "finished.json"
     if not missing:
         if not finished.exists():
-            merge(out, attempt=plan["retries"] + 1)
+            merge(out, plan["retries"] + 1, "--leaderboard-names" in plan["grade_args"])
         print(f"grade: every shard of this class is graded already ({len(plan['shards'])}); "
               f"to grade again, remove {state}")
         return summary(out)
@@ -194,7 +195,7 @@ def mark_shard_done(out: Path, index: int, students: List[str]):
     write_file(shard_folder(out, index) / "done.json", json.dumps({"students": students}) + "\n")
 
 
-def merge(out: Path, attempt: int) -> int:
+def merge(out: Path, attempt: int, leaderboard_names: bool = False) -> int:
     """In the merge job: submit the missing shards again while retries are left, else write the class's
     reports from the shards that finished."""
     plan = load_plan(out)
@@ -222,6 +223,9 @@ def merge(out: Path, attempt: int) -> int:
                 results = shard_folder(out, i) / row[-1]
                 (out / row[-1]).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(results, out / row[-1])
+                feedback = results.parent / "feedback.json"  # written beside results.json, where any ran
+                if feedback.is_file():
+                    shutil.copyfile(feedback, (out / row[-1]).parent / "feedback.json")
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     if header is None:  # no shard finished: the columns are not known but for these
@@ -232,6 +236,7 @@ def merge(out: Path, attempt: int) -> int:
             writer.writerow(rows.get(student) or
                             [display_name(Path(student).name)] + [""] * (len(header) - 3) + [NOT_GRADED, ""])
     write_file(out / GRADES, text.getvalue())
+    print(f"grade: {class_page.finish_class(out, leaderboard_names)}")
     write_file(state / "finished.json", json.dumps({"graded": len(rows), "not_graded": not_graded,
                                                      "tries": attempt}) + "\n")
     print(f"grade: merged {len(rows)} submissions into {out / GRADES}; not graded: {len(not_graded)}")

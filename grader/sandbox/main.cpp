@@ -13,6 +13,11 @@
 //                      read-only file system but for fresh, size-limited /tmp, /var/tmp and /dev/shm;
 //                      a /dev without GPUs (but --gpu's)
 //   --hide PATH        (with --isolate) PATH (a folder) shows up empty and unreadable, or (a file) empty
+//   --loopback         (with --isolate) the network namespace's own loopback is up: a profiler talks to
+//                      the process it profiles over it; it reaches nothing outside the namespace
+//   --reach-by-fd PATH the file PATH is opened before anything is hidden, and every argument of the
+//                      program equal to PATH becomes /proc/self/fd/N, that descriptor: so a program
+//                      started by the program (a profiled worker) runs although its folder is hidden
 //   --gpu BUS_ID       (with --isolate) the GPU at this PCI address (as nvidia-smi's pci.bus_id) is the
 //                      only one it can open; without --gpu it can open none
 //   --workdir DIR      run in DIR (with --isolate it shows up as /tmp/work); without it the
@@ -57,6 +62,7 @@ namespace {
 struct Options {
   std::optional<std::pair<uid_t, gid_t>> user;
   bool isolate = false;
+  bool loopback = false;
   bool clean_up = false;
   std::vector<std::string> hide;
   std::string gpu;
@@ -65,6 +71,7 @@ struct Options {
   std::vector<std::pair<int, rlim_t>> limits;
   std::vector<std::string> env;
   std::vector<int> keep_fds;
+  std::vector<std::string> reach_by_fd;
   std::vector<std::string> command;
 };
 
@@ -101,6 +108,10 @@ Options parse(int argc, char* argv[]) {
       o.user = {static_cast<uid_t>(number(a, ids.substr(0, colon))), static_cast<gid_t>(number(a, ids.substr(colon + 1)))};
     } else if (a == "--isolate") {
       o.isolate = true;
+    } else if (a == "--loopback") {
+      o.loopback = true;
+    } else if (a == "--reach-by-fd") {
+      o.reach_by_fd.push_back(value(a));
     } else if (a == "--gpu") {
       o.gpu = value(a);
     } else if (a == "--cgroup") {
@@ -138,7 +149,8 @@ Options parse(int argc, char* argv[]) {
   if (o.command.empty()) usage("no program given");
   if (o.command.front().find('/') == std::string::npos) usage("give the program's path, not just its name");
   if ((o.isolate || !o.hide.empty()) && !o.user) usage("--isolate and --hide need --user");
-  if ((!o.hide.empty() || !o.gpu.empty()) && !o.isolate) usage("--hide and --gpu need --isolate");
+  if ((!o.hide.empty() || !o.gpu.empty() || o.loopback) && !o.isolate)
+    usage("--hide, --gpu and --loopback need --isolate");
   for (const std::string& path : o.hide)
     if (path.empty() || path[0] != '/' || path == "/") usage("--hide needs an absolute path other than /");
   return o;
@@ -202,8 +214,16 @@ int run(const Options& o) {
   const bool script = is_script(path);
   const int program = open(path.c_str(), O_PATH | O_CLOEXEC);
   check(program >= 0, "cannot open " + path);
+  std::vector<int> keep = o.keep_fds;
+  std::vector<std::string> command = o.command;
+  for (const std::string& file : o.reach_by_fd) {  // inherited, unlike the program's own descriptor
+    const int fd = open(file.c_str(), O_PATH);
+    check(fd >= 0, "cannot open " + file);
+    keep.push_back(fd);
+    std::replace(command.begin() + 1, command.end(), file, "/proc/self/fd/" + std::to_string(fd));
+  }
   if (o.isolate)
-    isolate({o.user->first, o.user->second, o.workdir, o.hide, o.gpu});
+    isolate({o.user->first, o.user->second, o.workdir, o.hide, o.gpu, o.loopback});
   else
     check(chdir(o.workdir.empty() ? "/" : o.workdir.c_str()) == 0, "cannot enter the working folder " + o.workdir);
 
@@ -224,12 +244,11 @@ int run(const Options& o) {
   check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "cannot forbid new privileges");
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // after the change of user, which clears it: die with the parent
 
-  std::vector<int> keep = o.keep_fds;
   keep.push_back(program);  // close-on-exec: gone once the program runs
   close_other_descriptors(keep);
   const std::vector<std::string> env = environment(o);
   std::vector<char*> argv, envp;
-  for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   argv.push_back(nullptr);
   envp.push_back(nullptr);

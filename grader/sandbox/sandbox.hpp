@@ -27,6 +27,7 @@ struct Isolation {
   std::string workdir;            ///< shown as /tmp/work; empty: a new, empty /tmp/work
   std::vector<std::string> hide;  ///< folders shown empty and unreadable, files shown empty
   std::string gpu;                ///< PCI bus id of the one GPU it may open; empty: none
+  bool loopback = false;          ///< the namespace's own loopback up (a profiler talks to its target on it)
 };
 
 /// Enter private mount, IPC and network namespaces and set them up as @p isolation says. Runs as root, before

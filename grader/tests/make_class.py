@@ -57,7 +57,7 @@ def earned(choice, points):
     if choice == "solution":
         return points
     if isinstance(choice, recipes.Attack):
-        return points if choice.earns == "as the solution" else 0
+        return recipes.allowed_points(choice, points)
     return 0  # starter, broken, missing
 
 

@@ -27,7 +27,7 @@ class Attack:
     what: str
     exercise: str  # the exercise's name
     base: str  # starter, solution, none, or "symlink to <path>"
-    earns: str  # "nothing", or "as the solution"
+    earns: str  # "nothing", "as the solution", or "all but speed" (the solution's points but its [speed] cases')
     text: str
 
 
@@ -48,6 +48,21 @@ def points(e: Exercise, hidden: Optional[Path]) -> float:
     if hidden and (hidden / e.chapter / f"test_{e.name}.cpp").exists():
         files.append(hidden / e.chapter / f"test_{e.name}.cpp")
     return sum(float(p) for f in files for p in POINTS_TAG.findall(f.read_text()))
+
+
+def speed_points(e: Exercise) -> float:
+    """The points of the exercise's visible [speed] cases."""
+    text = (REPO / "tests" / "exercises" / e.chapter / f"test_{e.name}.cpp").read_text()
+    return sum(float(p) for line in text.splitlines() if "[speed]" in line for p in POINTS_TAG.findall(line))
+
+
+def allowed_points(attack: Attack, solution_points: float) -> float:
+    """What @attack may earn where the solution earns @solution_points."""
+    if attack.earns == "nothing":
+        return 0.0
+    if attack.earns == "all but speed":
+        return solution_points - speed_points(exercise_named(attack.exercise))
+    return solution_points
 
 
 def attacks() -> List[Attack]:

@@ -212,7 +212,7 @@ def main():
         if student not in rows:
             failures.append(f"{student} is missing from grades.csv")
             continue
-        allowed = 0.0 if a.earns == "nothing" else points(f"control-solution-{a.exercise}", a.exercise)
+        allowed = recipes.allowed_points(a, points(f"control-solution-{a.exercise}", a.exercise))
         got = points(student, a.exercise)
         print(f"{a.name:<28} {a.exercise:<20} {allowed:>16g} {got:>7g}{'' if got == allowed else '  <-- WRONG'}")
         if got != allowed:

@@ -24,14 +24,16 @@ from grading.schedule import ORDINARY_CASE_GIB, Schedule, beyond_every_gpu  # no
 
 def make_cases(count, seed):
     """A class's worth of cases: mostly ordinary, some that declare a lot of GPU memory, some speed
-    cases, and some that will find too little memory when they share."""
+    and feedback cases (both timed), and some that will find too little memory when they share."""
     rng = random.Random(seed)
     cases = []
     for n in range(count):
         c = Case("ex00.0 x", "ex00.0", "ch00", "visible", f"case {n}", 1, student=f"student {rng.randrange(12)}")
         kind = rng.random()
-        if kind < 0.1:
+        if kind < 0.05:
             c.speed = True
+        elif kind < 0.1:
+            c.feedback = True
         elif kind < 0.25:
             c.gpu_memory_gib = 19.0
         c.starved = rng.random() < 0.05  # its worker will find its GPU too full while sharing
@@ -87,7 +89,7 @@ def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
     schedule = Schedule(cases, budgets, runners_per_gpu, gpus)
     recorder = Recorder(budgets, gpus)
     for c in cases:
-        c.speed_alone = gpus and c.speed
+        c.speed_alone = gpus and c.timed
     recorder.unstarted = [sum(1 for c in cases if not c.speed_alone)]
     recorder.unsettled = [sum(1 for c in cases if not c.speed_alone)]
     sharing = gpus and runners_per_gpu > 1
@@ -114,10 +116,10 @@ def simulate(budgets, runners_per_gpu, gpus, seed=1, count=300):
         return errors + ["the runners did not finish: the schedule blocked"]
     for c in cases:
         runs = recorder.runs.get(id(c), [])
-        want = [False, True] if sharing and c.starved and not c.speed else [gpus and c.speed]
+        want = [False, True] if sharing and c.starved and not c.timed else [gpus and c.timed]
         if runs != want:
-            errors.append(f"{c.name} (speed {c.speed}, starved {c.starved}) ran {runs}, expected {want}")
-    if schedule.ran_again != sum(1 for c in cases if sharing and c.starved and not c.speed):
+            errors.append(f"{c.name} (timed {c.timed}, starved {c.starved}) ran {runs}, expected {want}")
+    if schedule.ran_again != sum(1 for c in cases if sharing and c.starved and not c.timed):
         errors.append(f"ran_again is {schedule.ran_again}")
     return errors
 

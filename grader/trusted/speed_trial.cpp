@@ -2,71 +2,28 @@
 #include "speed_trial.hpp"
 
 #include <catch2/catch_test_macros.hpp>
-#include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <vector>
 
-#include "pmpp/cuda_check.hpp"
-#include "pmpp/device_buffer.hpp"
-#include "pmpp/l2_flush.hpp"
+#include "pmpp/device_info.hpp"
+#include "timing.hpp"
 #include "workers.hpp"
 
 namespace pmpp_grader {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
-
-struct Times {
-  std::vector<double> ms;
-  int wrong = 0;
-};
-
-Times time_side(const SpeedTrial& trial, Side side, pmpp::DeviceBuffer<unsigned char>& scratch,
-                pmpp::DeviceBuffer<unsigned int>& sink) {
-  UseSide use(side);
-  Times times;
-  for (int i = 0; i < trial.warmup; ++i) {
-    trial.prepare();
-    trial.run();
-  }
-  for (int i = 0; i < trial.repetitions; ++i) {
-    trial.prepare();
-    // The input is not left warm in L2 by the prepare step (or by the previous run's reads).
-    pmpp::flush_l2_by_reading(scratch.data(), scratch.bytes(), sink.data());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    reset_call_seconds();
-    trial.run();
-    times.ms.push_back(call_seconds() * 1e3);
-    if (!trial.check()) ++times.wrong;
-  }
-  return times;
-}
-
-}  // namespace
 
 void check_speed(const SpeedTrial& trial) {
   if (!reference_available())
     SKIP("speed is compared with the solution's worker, and none was given (--reference-worker)");
-  int device = 0, l2 = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  pmpp::DeviceBuffer<unsigned char> scratch(2 * static_cast<std::size_t>(l2));  // twice L2 evicts it all
-  pmpp::DeviceBuffer<unsigned int> sink(1);
-  CUDA_CHECK(cudaMemset(scratch.data(), 0x5A, scratch.bytes()));
-
-  const Times yours = time_side(trial, Side::code_under_test, scratch, sink);
+  L2Evictor l2;
+  const TimedRuns yours = time_runs(Side::code_under_test, trial.prepare, trial.run, trial.check, trial.warmup,
+                                    trial.repetitions, l2);
   retire_code_under_test();  // nothing of it may run while the solution is timed
-  const Times solution = time_side(trial, Side::reference, scratch, sink);
+  const TimedRuns solution = time_runs(Side::reference, trial.prepare, trial.run, trial.check, trial.warmup,
+                                       trial.repetitions, l2);
   REQUIRE(solution.wrong == 0);  // else the trial itself is wrong, and no speed can be graded
 
-  const double your_ms = median(yours.ms), solution_ms = median(solution.ms);
+  const double your_ms = yours.median_ms(), solution_ms = solution.median_ms();
   const double share = your_ms > 0 ? solution_ms / your_ms : 0;
   char line[512];
   std::snprintf(line, sizeof line,
@@ -76,8 +33,15 @@ void check_speed(const SpeedTrial& trial) {
                 trial.what.c_str(), your_ms, solution_ms, trial.repetitions, 100 * share, 100 * trial.fraction);
   std::cout << line << std::endl;
   INFO(line);
+  const pmpp::DeviceInfo device = pmpp::query_device();
+  const Floor floor = floor_of(trial.work, device.peak_dram_gbps, device.peak_fp32_gflops,
+                               static_cast<double>(device.l2_bytes));
+  const Physics physics = check_physics(your_ms, floor);
+  std::cout << "physics: " << physics.line << std::endl;
+  INFO("physics: " << physics.line);
   INFO(yours.wrong << " of the " << trial.repetitions << " timed runs of the code under test gave a wrong result");
   CHECK(yours.wrong == 0);
+  CHECK_FALSE(physics.flagged);
   CHECK(share >= trial.fraction);
 }
 

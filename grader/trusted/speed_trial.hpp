@@ -7,11 +7,15 @@
 /// warm-up runs first, the median of the rest. Every timed run gets new input (prepare) and has its
 /// output checked (check): an answer kept from an earlier run cannot score. The code under test is
 /// timed first; then it, and every process it started, is ended before the solution is timed, so it
-/// cannot slow the solution down. Reaching `fraction` of the solution's throughput earns the case.
+/// cannot slow the solution down. Reaching `fraction` of the solution's throughput earns the case,
+/// unless the time is physically impossible: below the floor of the work the call must do (floor.hpp),
+/// which no honest kernel reaches.
 #pragma once
 
 #include <functional>
 #include <string>
+
+#include "floor.hpp"
 
 namespace pmpp_grader {
 
@@ -21,11 +25,12 @@ struct SpeedTrial {
   std::function<void()> prepare;   ///< untimed, before every run: new input, output poisoned
   std::function<void()> run;       ///< the timed remote call(s)
   std::function<bool()> check;     ///< untimed, after every run: true when the output is right
+  Work work;                       ///< what one run must read, write and compute: its floor
   int warmup = 3;
   int repetitions = 15;
 };
 
-/// Time @p trial against the solution and CHECK the result (see above). Skips, not gradable, when no
+/// Time @p trial against the solution and CHECK the result and the physics (see above). Skips, not gradable, when no
 /// reference worker was given. The code under test cannot be called after this in the same case.
 void check_speed(const SpeedTrial& trial);
 

@@ -115,7 +115,7 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double tim
   if (failure == ReadFailure::timed_out)
     lose("it did not start within " + seconds_text(timeout_s_) + " s");
   else if (failure == ReadFailure::closed)
-    lose("it ended before it could be called: it " + finish(true));
+    lose("it ended before it could be called: it " + finish(1.0));
   else if (failure)
     lose("it did not start properly: it broke the protocol");
   else if (hello != kHandshake)
@@ -149,10 +149,11 @@ void WorkerProcess::drain_output(int fd) {
   close(fd);
 }
 
-std::string WorkerProcess::finish(bool give_it_a_moment) {
+std::string WorkerProcess::finish(double grace_s) {
   if (pid_ <= 0 || reaped_) return exit_description_;
-  if (give_it_a_moment) {
-    const auto until = Clock::now() + std::chrono::seconds(1);
+  if (grace_s > 0) {
+    const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s));
+    const auto until = Clock::now() + grace;
     while (Clock::now() < until) {
       siginfo_t info{};
       if (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_) break;
@@ -172,7 +173,7 @@ std::string WorkerProcess::finish(bool give_it_a_moment) {
 
 void WorkerProcess::lose(const std::string& reason) {
   if (lost_reason_.empty()) lost_reason_ = reason;
-  finish(false);
+  finish(0);
 }
 
 bool WorkerProcess::share_memory(const Request& request, FrameWriter& frame) {
@@ -223,7 +224,7 @@ Outcome WorkerProcess::call(const Request& request) {
   else if (failure == ReadFailure::too_large)
     lose("it broke the protocol (a reply longer than the limit), and was stopped");
   else if (failure)
-    lose("it ended before it returned: it " + finish(true));
+    lose("it ended before it returned: it " + finish(1.0));
   if (lost()) {
     outcome.message = lost_reason_;
     return outcome;
@@ -250,12 +251,12 @@ Outcome WorkerProcess::call(const Request& request) {
   return outcome;
 }
 
-void WorkerProcess::stop() {
+void WorkerProcess::stop(double grace_s) {
   if (request_fd_ >= 0) close(request_fd_);  // end of requests: a well-behaved worker exits now
   request_fd_ = -1;
   if (memory_fd_ >= 0) close(memory_fd_);
   memory_fd_ = -1;
-  finish(true);
+  finish(grace_s);
   if (reply_fd_ >= 0) close(reply_fd_);
   reply_fd_ = -1;
   stop_draining_ = true;

@@ -54,8 +54,9 @@ class WorkerProcess {
   const std::string& lost_reason() const { return lost_reason_; }
 
   /// End the worker: close its request pipe (it exits on its own), and kill its process group if it
-  /// has not exited within a moment. Idempotent.
-  void stop();
+  /// has not exited within @p grace_s seconds (a worker behind a profiler exits once the profiler has
+  /// written its report). Idempotent.
+  void stop(double grace_s = 1.0);
 
   /// What the worker printed on stdout and stderr (both go to one pipe), up to the limit, made
   /// printable; and how many bytes it printed in all.
@@ -64,9 +65,9 @@ class WorkerProcess {
 
  private:
   void lose(const std::string& reason);  // record the first reason, kill the worker
-  /// Kill the worker's process group and reap it (after up to a second to exit on its own if
-  /// @p give_it_a_moment); returns how it ended: "exited with status 0", "was killed by signal ...".
-  std::string finish(bool give_it_a_moment);
+  /// Kill the worker's process group and reap it (after up to @p grace_s seconds to exit on its own);
+  /// returns how it ended: "exited with status 0", "was killed by signal ...".
+  std::string finish(double grace_s);
   void drain_output(int fd);
 
   pid_t pid_ = -1;

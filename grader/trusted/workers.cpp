@@ -38,6 +38,14 @@ Side current_side = Side::code_under_test;
 double seconds_in_calls = 0;
 std::string misbehaved;
 bool code_under_test_ran_short = false;  // it reported cudaErrorMemoryAllocation
+std::string feedback_fact;  // one line of JSON, from a feedback case
+
+/// The worker behind the profiler, while a ProfiledWorker is in scope, and the side it stands for.
+std::unique_ptr<WorkerProcess> profiled;
+Side profiled_side = Side::code_under_test;
+
+/// A profiler's report and a worker's output together: far more than the output a report shows.
+constexpr std::size_t kProfiledOutputLimit = 256 * 1024;
 
 void note_misbehaviour(const std::string& reason) {
   if (misbehaved.empty()) misbehaved = reason;
@@ -119,6 +127,7 @@ void print_output(const WorkerProcess& worker) {
 }
 
 WorkerProcess* worker_for_calls(std::string* why_none) {
+  if (profiled && current_side == profiled_side) return profiled.get();
   if (current_side == Side::reference) {
     if (!reference && !settings().reference_worker.empty())
       reference = std::make_unique<WorkerProcess>(std::vector<std::string>{settings().reference_worker},
@@ -146,6 +155,7 @@ Settings& settings() {
 void Settings::read_environment() {
   if (const char* text = std::getenv("PMPP_SANDBOX")) sandbox = split_lines(text);
   if (const char* text = std::getenv("PMPP_CLEANUP")) clean_up = split_lines(text);
+  if (const char* text = std::getenv("PMPP_PROFILER")) profiler = split_lines(text);
   if (const char* text = std::getenv("PMPP_CASE_ALONE")) alone = std::string(text) == "1";
   if (const char* text = std::getenv("PMPP_GPU_MEMORY_GIB")) gpu_memory_gib = std::max(0.0, std::atof(text));
   if (const char* text = std::getenv("PMPP_WORKER_TIMEOUT")) {
@@ -215,8 +225,44 @@ void write_facts(const std::string& path) {
     out << name << '\t' << text << '\n';
   };
   if (!misbehaved.empty()) line("misbehaved", misbehaved);
+  if (!feedback_fact.empty()) line("feedback", feedback_fact);
   if (allocation_ran_short()) line("short_of_gpu_memory", "an allocation of the test failed");
   else if (code_under_test_ran_short) line("short_of_gpu_memory", "the code under test reported running out");
+}
+
+void note_feedback(const std::string& json_line) { feedback_fact = json_line; }
+
+ProfiledWorker::ProfiledWorker(Side side, double timeout_s) : previous_(current_side) {
+  std::vector<std::string> command;
+  if (side == Side::code_under_test) {
+    command = settings().sandbox;
+    // The profiler talks to the process it profiles over TCP: an isolated sandbox brings up its
+    // namespace's own loopback for it, which reaches nothing outside the case. And the profiler starts
+    // the worker by its path, which the sandbox hides: it is handed the worker by descriptor instead.
+    if (std::find(command.begin(), command.end(), "--isolate") != command.end())
+      command.insert(command.begin() + 1, {"--loopback", "--reach-by-fd", settings().worker});
+  }
+  command.insert(command.end(), settings().profiler.begin(), settings().profiler.end());
+  command.push_back(side == Side::code_under_test ? settings().worker : settings().reference_worker);
+  profiled = std::make_unique<WorkerProcess>(command, timeout_s, kProfiledOutputLimit);
+  profiled_side = side;
+  current_side = side;
+  if (profiled->lost()) failed_ = profiled->lost_reason();
+}
+
+std::string ProfiledWorker::finish(double grace_s) {
+  if (!profiled) return "";
+  profiled->stop(grace_s);
+  std::string text = profiled->output();
+  profiled.reset();
+  current_side = previous_;
+  return text;
+}
+
+ProfiledWorker::~ProfiledWorker() {
+  if (profiled) profiled->stop(0);
+  profiled.reset();
+  current_side = previous_;
 }
 
 void perform(const char* function, const Request& request) {
@@ -230,6 +276,11 @@ void perform(const char* function, const Request& request) {
   }
   const Outcome outcome = worker->call(request);
   seconds_in_calls += outcome.seconds;
+  if (worker == profiled.get()) {  // its own word, and never the case's verdict
+    if (outcome.kind == Outcome::Kind::returned) return;
+    throw ProfiledRunFailed(std::string(function) + ": " +
+                            (outcome.message.empty() ? std::string("it failed") : outcome.message));
+  }
   if (current_side == Side::code_under_test && outcome.cuda_code == cudaErrorMemoryAllocation &&
       (outcome.kind == Outcome::Kind::cuda_error || outcome.kind == Outcome::Kind::threw))
     code_under_test_ran_short = true;

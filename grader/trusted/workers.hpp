@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct Settings {
   /// PMPP_GPU_MEMORY_GIB: run as on a smaller GPU, with this much of the GPU's memory left free (the
   /// rest held for the whole run); a case that then finds too little fails instead of skipping.
   double gpu_memory_gib = 0;
+  /// PMPP_PROFILER: the profiler's command line that a feedback case starts one more worker of each
+  /// side behind (one argument per line; grade gives Nsight Compute's, with the metrics it reads); empty:
+  /// the feedback is not profiled.
+  std::vector<std::string> profiler;
 
   /// Read the PMPP_* variables (commands: one argument per line).
   void read_environment();
@@ -78,12 +83,42 @@ const std::string& misbehaviour();
 /// it fails into one that is not gradable.
 bool code_under_test_holds_gpu_memory(std::size_t bytes);
 
+/// Within its scope, the calls of @p side go to a worker of their own, started behind the profiler
+/// (Settings::profiler): the code under test's inside the same sandbox as every worker of it
+/// (PMPP_SANDBOX, then the profiler, then the worker), so it gains no right; the solution's as the
+/// test process starts it. Nothing this worker does is the case's verdict: a call to it that does not
+/// return throws ProfiledRunFailed, and no misbehaviour is noted.
+class ProfiledWorker {
+ public:
+  ProfiledWorker(Side side, double timeout_s);
+  ~ProfiledWorker();
+  ProfiledWorker(const ProfiledWorker&) = delete;
+  ProfiledWorker& operator=(const ProfiledWorker&) = delete;
+  /// Why it did not start ("" when it did).
+  const std::string& failed() const { return failed_; }
+  /// End it, giving the profiler @p grace_s seconds to write its report, and return all it printed
+  /// (the profiler's report among the worker's own output).
+  std::string finish(double grace_s);
+
+ private:
+  Side previous_;
+  std::string failed_;
+};
+
+/// A call to a profiled worker that did not return (see ProfiledWorker).
+class ProfiledRunFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Write what this process observed of the case, for grade, to @p path (one fact a line, a name and
 /// its text separated by a tab): "misbehaved" (see misbehaviour()) and "short_of_gpu_memory" (one of
 /// the test's allocations failed for want of GPU memory, or the code under test reported running out:
 /// either way the case may have met another case's use of the GPU). Nothing in it is the worker's
-/// text. grade reads verdicts from these facts, the XML report and the exit status, never from what
+/// text. A feedback case adds "feedback": one line of JSON (feedback.hpp). grade reads verdicts from these facts, the XML report and the exit status, never from what
 /// the test process printed.
 void write_facts(const std::string& path);
+/// Add the fact "feedback" (one line of JSON) for write_facts.
+void note_feedback(const std::string& json_line);
 
 }  // namespace pmpp_grader

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "exercise_test.hpp"
+#include "feedback.hpp"
 #include "repeating_array.hpp"
 
 namespace ex_test {
@@ -193,6 +195,74 @@ inline void check_1d_beyond_2_31(const Conv1dLaunch64& launch, int r) {
   INFO("the outputs away from the spikes, and the input there");
   CHECK(all_zero(d_y.repeated_block(), true));
   CHECK(all_zero(d_x.repeated_block(), false));
+}
+
+// ---- Feedback (no points) ---------------------------------------------------------------------
+
+/// A convolution's launch as a feedback case times it: the filter placed before every run, untimed
+/// (uploaded to constant memory; nothing for the exercises that read it from @p d_f), then the call.
+struct ConvLaunch {
+  std::function<void(const std::vector<float>& f, int r)> place_filter;
+  std::function<void(const float* in, const float* d_f, float* out, Extents e, int r)> call;
+};
+
+/// The exact output at (x, y, z), for one sampled point: the definition's sum over the filter.
+inline double convolution_at(const ConvUnderTest& conv, const std::vector<float>& in, Extents e,
+                             const std::vector<float>& f, int r, int x, int y, int z) {
+  const int rx = r, ry = conv.radius_y(r), rz = conv.radius_z(r);
+  double sum = 0;
+  for (int k = -rz; k <= rz; ++k)
+    for (int j = -ry; j <= ry; ++j)
+      for (int i = -rx; i <= rx; ++i) {
+        const int ix = x + i, iy = y + j, iz = z + k;
+        if (ix < 0 || ix >= e.nx || iy < 0 || iy >= e.ny || iz < 0 || iz >= e.nz) continue;
+        const std::size_t row = static_cast<std::size_t>(k + rz) * (2 * ry + 1) + (j + ry);
+        const std::size_t tap = row * (2 * rx + 1) + (i + rx);
+        sum += static_cast<double>(f[tap]) * in[(static_cast<std::size_t>(iz) * e.ny + iy) * e.nx + ix];
+      }
+  return sum;
+}
+
+/// The feedback case of a convolution exercise on extents @p e (input and output far beyond L2) and
+/// radius @p r. Its floor: read the input once, write the output once, 2 operations per tap and
+/// output. Small integers (inputs in [-4, 4], taps in [-3, 3]) make every output exact. Before every
+/// run one input element changes; the check compares the outputs it reaches, and 64 others anywhere,
+/// with the exact sums (a full CPU reference of every run would cost more than the case).
+inline void give_conv_feedback(const ConvUnderTest& conv, const ConvLaunch& launch, const std::string& exercise,
+                               const std::string& what, Extents e, int r,
+                               std::vector<pmpp_grader::TextPrediction> text) {
+  require_device_memory(2 * e.count() * sizeof(float));
+  std::vector<float> in = pmpp::random_small_ints(e.count(), 5, -4, 4);
+  const std::vector<float> f = pmpp::random_small_ints(conv.taps(r), 6, -3, 3);
+  Framed d_in(in, kNaN), d_out(e.count()), d_f(f, kNaN);
+  std::mt19937_64 random(17);
+  std::size_t changed = 0;
+  const auto prepare = [&] {
+    changed = random() % e.count();
+    in[changed] = in[changed] == 1.0f ? -1.0f : 1.0f;
+    d_in.set(changed, in[changed]);
+    d_out.poison();
+    launch.place_filter(f, r);
+  };
+  const auto run = [&] { launch.call(d_in.data(), d_f.data(), d_out.data(), e, r); };
+  const auto check = [&] {
+    const auto at = [&](std::size_t index) {
+      const int x = static_cast<int>(index % e.nx), y = static_cast<int>(index / e.nx % e.ny);
+      const int z = static_cast<int>(index / e.nx / e.ny);
+      return d_out.range(index, 1)[0] == convolution_at(conv, in, e, f, r, x, y, z);
+    };
+    bool right = true;
+    for (int i = -r; i <= r; ++i) {  // the outputs the changed input reaches along x
+      const long long index = static_cast<long long>(changed) + i;
+      if (index >= 0 && index < static_cast<long long>(e.count())) right = right && at(static_cast<std::size_t>(index));
+    }
+    for (int i = 0; i < 64; ++i) right = right && at(random() % e.count());
+    return right;
+  };
+  const double taps = static_cast<double>(conv.taps(r));
+  const double bytes = static_cast<double>(e.count()) * sizeof(float);
+  pmpp_grader::give_feedback({exercise, what + " " + describe(e, r), {bytes, bytes, 2 * taps * e.count()}, prepare,
+                              run, check, std::move(text)});
 }
 
 }  // namespace ex_test

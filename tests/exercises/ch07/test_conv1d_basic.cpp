@@ -45,3 +45,15 @@ TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][large][points=2]
       },
       3);
 }
+
+// No points: what one launch costs against its floor and the solution, with its counters (the filter
+// read from device memory).
+TEST_CASE("feedback: one large launch against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  const ConvLaunch launch{
+    [](const std::vector<float>&, int) {},
+    [](const float* x, const float* d_f, float* y, Extents e, int r) {
+      pmpp::ex07::convolution_1D_basic(x, d_f, y, e.nx, r);
+    }};
+  give_conv_feedback(kConv, launch, "ex07.1", "convolution_1D_basic of", {1 << 26, 1, 1}, 3, {});
+}

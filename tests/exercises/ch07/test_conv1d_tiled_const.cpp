@@ -50,3 +50,19 @@ TEST_CASE("more than 2^31 elements: indices are 64-bit", "[gpu][large][points=3]
       },
       3);
 }
+
+// No points: what one launch costs against its floor and the solution, with its counters. The filter
+// goes to constant memory before every run, untimed (the text: consecutive threads read a tile from
+// shared memory, conflict-free).
+TEST_CASE("feedback: one large launch against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  const ConvLaunch launch{
+    [](const std::vector<float>& f, int r) {
+      convolution_tiled_1D_const_mem_upload_filter(f.data(), r);
+    },
+    [](const float* x, const float*, float* y, Extents e, int r) {
+      convolution_tiled_1D_const_mem(x, y, e.nx, r);
+    }};
+  give_conv_feedback(kConv, launch, "ex07.2", "convolution_tiled_1D_const_mem of", {1 << 26, 1, 1}, 3,
+                     {{"bank_conflicts", 0}});
+}

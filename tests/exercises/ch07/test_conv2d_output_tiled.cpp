@@ -42,3 +42,19 @@ TEST_CASE("uploading a new filter changes the next result", "[gpu][points=2]") {
   PMPP_REQUIRE_GPU();
   check_new_filter_takes_effect(kConv, {97, 61, 1}, {3, 1, MAX_RADIUS_2D, 3});
 }
+
+// No points: what one launch costs against its floor and the solution, with its counters. The filter
+// goes to constant memory before every run, untimed (the text: consecutive threads read a tile from
+// shared memory, conflict-free).
+TEST_CASE("feedback: one large launch against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  const ConvLaunch launch{
+    [](const std::vector<float>& f, int r) {
+      convolution_output_tiled_2D_const_mem_upload_filter(f.data(), r);
+    },
+    [](const float* in, const float*, float* out, Extents e, int r) {
+      convolution_output_tiled_2D_const_mem(in, out, e.nx, e.ny, r);
+    }};
+  give_conv_feedback(kConv, launch, "ex07.3", "convolution_output_tiled_2D_const_mem of", {8192, 8192, 1}, 2,
+                     {{"bank_conflicts", 0}});
+}

@@ -36,3 +36,15 @@ TEST_CASE("a one-hot volume reproduces the filter reversed along every axis", "[
   check_one_hot(kConv, {13, 11, 9}, {6, 5, 4}, 2);
   check_one_hot(kConv, {40, 9, 7}, {32, 4, 3}, 3);  // across the first block's x boundary
 }
+
+// No points: what one launch costs against its floor and the solution, with its counters (the filter
+// read from device memory).
+TEST_CASE("feedback: one large launch against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  const ConvLaunch launch{
+    [](const std::vector<float>&, int) {},
+    [](const float* in, const float* d_f, float* out, Extents e, int r) {
+      pmpp::ex07::convolution_3D_basic(in, d_f, out, e.nx, e.ny, e.nz, r);
+    }};
+  give_conv_feedback(kConv, launch, "ex07.4", "convolution_3D_basic of", {512, 512, 256}, 1, {});
+}

@@ -43,3 +43,19 @@ TEST_CASE("uploading a new filter changes the next result, and a second run repe
   PMPP_REQUIRE_GPU();
   check_new_filter_takes_effect(kConv, {23, 19, 17}, {2, 0, MAX_RADIUS_3D, 1});
 }
+
+// No points: what one launch costs against its floor and the solution, with its counters. The filter
+// goes to constant memory before every run, untimed (the text: consecutive threads read a tile from
+// shared memory, conflict-free).
+TEST_CASE("feedback: one large launch against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  const ConvLaunch launch{
+    [](const std::vector<float>& f, int r) {
+      convolution_tiled_3D_const_mem_upload_filter(f.data(), r);
+    },
+    [](const float* in, const float*, float* out, Extents e, int r) {
+      convolution_tiled_3D_const_mem(in, out, e.nx, e.ny, e.nz, r);
+    }};
+  give_conv_feedback(kConv, launch, "ex07.5", "convolution_tiled_3D_const_mem of", {512, 512, 256}, 1,
+                     {{"bank_conflicts", 0}});
+}

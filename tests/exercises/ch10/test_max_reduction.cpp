@@ -1,10 +1,10 @@
 // Exercise 10.1, max reduction: the graded tests (points in the tags). Run against the starter code
 // (label "exercise") and against the solution ("solution"). Max is exact, so every check is.
-#include <random>
 #include <vector>
 
 #include "ch10/max_reduction.hpp"
 #include "reduction_checks.hpp"
+#include "feedback.hpp"
 #include "speed_trial.hpp"
 
 using namespace ex_test;
@@ -66,19 +66,19 @@ TEST_CASE("the maximum is found wherever it is", "[gpu][points=2]") {
 
 TEST_CASE("speed: at least half the solution's throughput on 2^28 floats", "[gpu][speed][points=2]") {
   PMPP_REQUIRE_GPU();
-  const std::size_t n = std::size_t{1} << 28;  // 1 GiB: far beyond L2, and long enough to time well
-  require_device_memory(n * sizeof(float));
-  const auto x = pmpp::random_floats(n, 2024, -100.0f, 100.0f);
-  Framed d_in(x, kInf), d_result(1);
-  float want = max_reference(x);
-  std::mt19937_64 where(7);
-  pmpp_grader::check_speed({"max_reduction of 2^28 floats", 0.5,
-                            // Before every run a new, larger maximum somewhere else: no earlier answer is right.
-                            [&] {
-                              want += 1.0f;
-                              d_in.set(where() % n, want);
-                              d_result.poison();
-                            },
-                            [&] { pmpp::ex10::max_reduction(d_in.data(), n, d_result.data()); },
-                            [&] { return same_bits(d_result.to_host()[0], want); }});
+  require_device_memory(kTimedLength * sizeof(float));
+  TimedMax trial(pmpp::ex10::max_reduction);
+  pmpp_grader::check_speed({"max_reduction of 2^28 floats", 0.5, trial.prepare(), trial.run(), trial.check(),
+                            timed_reduction_work()});
+}
+
+// No points: what the timed launch costs, against its floor and the solution, with its counters (the
+// text: full warps read consecutive floats, 4 sectors per request; the tree in shared memory is
+// conflict-free).
+TEST_CASE("feedback: max_reduction of 2^28 floats against its floor", "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  require_device_memory(kTimedLength * sizeof(float));
+  TimedMax trial(pmpp::ex10::max_reduction);
+  pmpp_grader::give_feedback({"ex10.1", "max_reduction of 2^28 floats", timed_reduction_work(), trial.prepare(),
+                              trial.run(), trial.check(), {{"sectors_per_request", 4}, {"bank_conflicts", 0}}});
 }

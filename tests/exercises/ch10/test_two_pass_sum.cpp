@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ch10/two_pass_sum.hpp"
+#include "feedback.hpp"
 #include "reduction_checks.hpp"
 
 using namespace ex_test;
@@ -67,4 +68,17 @@ TEST_CASE("random floats: within the rounding bound, and the same bits on every 
     INFO("run " << run);
     CHECK(same_bits(sum_of(x), first));
   }
+}
+
+// No points: what a launch on 2^28 floats costs, against its floor and the solution, with its counters
+// (the text: full warps read consecutive floats, 4 sectors per request; the tree in shared memory is
+// conflict-free). Small integers: both passes add them exactly, in any order.
+TEST_CASE("feedback: two_pass_sum_reduction of 2^28 floats against its floor",
+          "[gpu][feedback]") {
+  PMPP_REQUIRE_GPU();
+  require_device_memory(kTimedLength * sizeof(float));
+  TimedSum trial(pmpp::ex10::two_pass_sum_reduction);
+  pmpp_grader::give_feedback({"ex10.3", "two_pass_sum_reduction of 2^28 floats", timed_reduction_work(),
+                              trial.prepare(), trial.run(), trial.check(),
+                              {{"sectors_per_request", 4}, {"bank_conflicts", 0}}});
 }
