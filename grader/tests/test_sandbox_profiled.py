@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from verdict import verdict
+from verdict import expect_run, verdict
 
 NOBODY = "65534:65534"
 # Listens on the loopback and connects to itself; or, given a port, connects to it.
@@ -43,9 +43,7 @@ def main():
     failures = []
 
     def expect(what, result, status, output):
-        text = result.stdout + result.stderr
-        if result.returncode != status or output not in text:
-            failures.append(f"{what}: exit {result.returncode} (expected {status}), printed {text.strip()!r}")
+        expect_run(failures, what, result, status, output)
 
     python = sys.executable if sys.executable.startswith("/usr/") else "/usr/bin/python3"
     expect("without --loopback there is no network at all, not even loopback",
