@@ -3,6 +3,7 @@
 // can print them next to what they measured.
 #include <cstdint>
 #include <set>
+#include <string>
 
 #include "ch05_matmul/matmul.hpp"
 
@@ -138,6 +139,40 @@ std::vector<WarpAccess> async_copy_warp_accesses(int, int N, int K) {
                   [&](int l) { return std::int64_t{l}; }),
       warp_access("C store", "C[row*N + col + j] (scalar)", 4, c_first),
   };
+}
+
+namespace {
+// Stages 06 and 07: thread c copies chunk c % chunks of A row c / chunks (chunks = TILE_K / 4, or TILE_K
+// floats when scalar) and chunk c of B row 0; lane l stores two columns 2(l % 4) of fragment row l / 4.
+template <class Shape>
+std::vector<WarpAccess> tensor_core_warp_accesses(int N, int K) {
+  const int quads = Shape::TILE_K / 4;
+  auto c_first = [&](int l) { return std::int64_t{l / 4} * N + (l % 4) * 2; };
+  if (N % 4 == 0 && K % 4 == 0)
+    return {
+        warp_access("A copy", "cp.async A[(row0 + c/" + std::to_string(quads) + ")*K + k0 + 4(c%" +
+                                  std::to_string(quads) + ")]",
+                    16, [&](int l) { return std::int64_t{l / quads} * K + (l % quads) * 4; }),
+        warp_access("B copy", "cp.async B[(k0 + kb)*N + col0 + 4*lane]", 16,
+                    [&](int l) { return std::int64_t{l} * 4; }),
+        warp_access("C store", "float2 C[(row0 + l/4)*N + col0 + 2(l%4)]", 8, c_first),
+    };
+  const int k = Shape::TILE_K;
+  return {
+      warp_access("A copy", "cp.async A[(row0 + c/" + std::to_string(k) + ")*K + k0 + c%" + std::to_string(k) +
+                                "] (scalar)",
+                  4, [&](int l) { return std::int64_t{l / k} * K + l % k; }),
+      warp_access("B copy", "cp.async B[(k0 + kb)*N + col0 + lane] (scalar)", 4,
+                  [&](int l) { return std::int64_t{l}; }),
+      warp_access("C store", "C[(row0 + l/4)*N + col0 + 2(l%4) + j] (scalar)", 4, c_first),
+  };
+}
+}  // namespace
+
+std::vector<WarpAccess> tf32_warp_accesses(int, int N, int K) { return tensor_core_warp_accesses<Tf32Tiling>(N, K); }
+
+std::vector<WarpAccess> split_tf32_warp_accesses(int, int N, int K) {
+  return tensor_core_warp_accesses<Split3Tiling>(N, K);
 }
 
 double sectors_per_load(const std::vector<WarpAccess>& accesses) {

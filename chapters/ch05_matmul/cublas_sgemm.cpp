@@ -1,4 +1,5 @@
-// The library baseline: cuBLAS SGEMM on the chapter's row-major operands, in plain fp32. Without
+// The library baseline: cuBLAS SGEMM on the chapter's row-major operands, in plain fp32, and with TF32
+// allowed (the peer of the TF32 stage). Without
 // PMPP_HAVE_CUBLAS (no cuBLAS for this toolkit at configure time) every entry point says so.
 #include <stdexcept>
 #include <string>
@@ -25,11 +26,12 @@ void cublas_check(cublasStatus_t status, const char* call) {
 bool cublas_available() { return true; }
 std::string cublas_missing() { return ""; }
 
-CublasSgemm::CublasSgemm() {
+CublasSgemm::CublasSgemm(bool allow_tf32) {
   cublas_check(cublasCreate(&handle_), "cublasCreate");
   // The default math mode never rounds fp32 inputs to TF32 (that takes CUBLAS_TF32_TENSOR_OP_MATH),
-  // so the baseline does the same arithmetic as the stages. Set explicitly, since it is the point.
-  cublas_check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  // so the baseline does the same arithmetic as the FP32 stages. Set explicitly, since it is the point.
+  cublas_check(cublasSetMathMode(handle_, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+               "cublasSetMathMode");
 }
 
 CublasSgemm::~CublasSgemm() {
@@ -56,7 +58,7 @@ std::string cublas_missing() {
          "folders or the system's)";
 }
 
-CublasSgemm::CublasSgemm() { throw std::runtime_error(cublas_missing()); }
+CublasSgemm::CublasSgemm(bool) { throw std::runtime_error(cublas_missing()); }
 CublasSgemm::~CublasSgemm() = default;
 LaunchConfig CublasSgemm::launch(const MatmulArgs&) const { throw std::runtime_error(cublas_missing()); }
 

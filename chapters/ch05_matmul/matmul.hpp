@@ -72,6 +72,24 @@ struct AsyncCopyTiling : WarpTiling {
   static constexpr int STAGES = 2;
 };
 
+/// Stage 06's shape (beyond the text): 8 warps of 64 x 64 in a 128 x 256 block tile, K slices of 16 (4
+/// buffers: 106 KB). Large warp tiles: each float a warp reads from shared memory feeds more mmas.
+struct Tf32Tiling {
+  static constexpr int TILE_M = 128, TILE_N = 256, TILE_K = 16;
+  static constexpr int WARP_M = 64, WARP_N = 64;
+  static constexpr int THREADS = 32 * (TILE_M / WARP_M) * (TILE_N / WARP_N);
+};
+
+/// Stage 07's shape (beyond the text): 8 warps of 64 x 32 in a 128 x 128 block tile, K slices of 16 (4
+/// buffers: 74 KB). Smaller warp tiles than stage 06: the big and small parts of the fragments take
+/// registers (slices of 32 made the compiler keep a whole slice's fragments and spill), and three
+/// products per tile already make each fragment float feed enough tensor work.
+struct Split3Tiling {
+  static constexpr int TILE_M = 128, TILE_N = 128, TILE_K = 16;
+  static constexpr int WARP_M = 64, WARP_N = 32;
+  static constexpr int THREADS = 32 * (TILE_M / WARP_M) * (TILE_N / WARP_N);
+};
+
 using pmpp::Dim3;
 using pmpp::LaunchConfig;
 
@@ -111,6 +129,8 @@ struct WarpAccess {
 WarpAccess warp_access(std::string access, std::string index, int bytes_per_lane,
                        const std::function<std::int64_t(int lane)>& element_of_lane);
 
+struct ErrorBound;
+
 /// One row of the chapter: everything a driver or a test needs to run a stage.
 struct Stage {
   const char* id;              ///< "02_tiled": the file name and the program's suffix
@@ -133,6 +153,14 @@ struct Stage {
   /// The shared-memory bank conflicts that access predicts for a problem with N columns and K inner
   /// elements (alignment decides the copies' width); -1 where there is no prediction.
   long long (*bank_conflicts)(int N, int K);
+  /// The arithmetic: "FP32" (FFMA), "TF32" (operands rounded to TF32 on tensor cores) or "3xTF32".
+  const char* arithmetic;
+  /// The checker's bound on |result - exact| for one entry of C: FP32_ROUNDING, TF32_ROUNDING or
+  /// SPLIT_TF32_ROUNDING.
+  const ErrorBound* error_bound;
+  /// Null where the stage runs on every GPU this build supports; else a function that says, on the current
+  /// GPU, why the stage cannot run there (one line), or returns "" when it can. Programs and tests skip it.
+  std::string (*unavailable)();
 };
 
 /// Every stage, in the text's order.
@@ -163,12 +191,25 @@ LaunchConfig matmul_warp_tiled(const MatmulArgs& args);
 /// Beyond the text (05_async_copy.cu): stage 04's tiling fed by cp.async copies into two shared
 /// buffers, K slices of async_copy_slice_k(); 16-byte copies under the same conditions as stage 03's
 /// float4 loads.
-/// @pre require_valid(args). @see matmul_warp_tiled (previous), CublasSgemm (the baseline)
+/// @pre require_valid(args). @see matmul_warp_tiled (previous), matmul_tf32 (next), CublasSgemm (the baseline)
 LaunchConfig matmul_async_copy(const MatmulArgs& args);
 /// Stage 05 with K slices of @p slice_k (16 or 32) whatever the GPU would choose: for tests, and to
 /// compare the two. Throws std::invalid_argument for another value or when the GPU cannot give a block
 /// async_copy_shared_bytes(slice_k).
 LaunchConfig matmul_async_copy_slices(const MatmulArgs& args, int slice_k);
+/// Beyond the text (06_tf32_tensor_cores.cu): stage 05's pipeline with 4 buffers feeding mma.sync on
+/// TF32-rounded operands, Tf32Tiling's shape.
+/// @pre require_valid(args); tf32_unavailable() is empty (else std::runtime_error).
+/// @see matmul_async_copy (previous), matmul_3xtf32 (next)
+LaunchConfig matmul_tf32(const MatmulArgs& args);
+/// Beyond the text (07_3xtf32.cu): stage 06's kernel with each operand split into a big and a small TF32
+/// part and three products per tile, Split3Tiling's shape: FP32 accuracy from tensor cores.
+/// @pre as matmul_tf32, with split_tf32_unavailable(). @see matmul_tf32 (previous), CublasSgemm
+LaunchConfig matmul_3xtf32(const MatmulArgs& args);
+/// Why stage 06 (07) cannot run on the current GPU, in one line; "" when it can: it needs compute
+/// capability 8.0, and code compiled for 8.0 or later (a PTX-only build for 7.5 has no tensor cores).
+std::string tf32_unavailable();
+std::string split_tf32_unavailable();
 /// Shared memory stage 05 takes with K slices of @p slice_k: two slices of A and of B.
 std::size_t async_copy_shared_bytes(int slice_k);
 /// The K slice stage 05 uses on the current GPU: 32 if a block may have async_copy_shared_bytes(32)
@@ -182,12 +223,14 @@ bool cublas_available();
 /// Why this build has no cuBLAS (empty when it has).
 std::string cublas_missing();
 
-/// cuBLAS SGEMM on the same row-major operands, in plain fp32: the math mode is CUBLAS_DEFAULT_MATH,
-/// so no TF32 tensor-core shortcut is taken. Owns its handle (create once, reuse for every call).
-/// Without cuBLAS in the build, the constructor throws std::runtime_error(cublas_missing()).
+/// cuBLAS SGEMM on the same row-major operands. By default in plain fp32: the math mode is
+/// CUBLAS_DEFAULT_MATH, so no TF32 tensor-core shortcut is taken. With @p allow_tf32 the mode is
+/// CUBLAS_TF32_TENSOR_OP_MATH: cuBLAS may round the operands to TF32 (stage 06's peer). Owns its handle
+/// (create once, reuse for every call). Without cuBLAS in the build, the constructor throws
+/// std::runtime_error(cublas_missing()).
 class CublasSgemm {
  public:
-  CublasSgemm();
+  explicit CublasSgemm(bool allow_tf32 = false);
   ~CublasSgemm();
   CublasSgemm(const CublasSgemm&) = delete;
   CublasSgemm& operator=(const CublasSgemm&) = delete;
@@ -225,9 +268,48 @@ inline constexpr double FLOAT_UNIT_ROUNDOFF = 1.0 / 16777216.0;
 /// gamma_n = n u / (1 - n u) (Higham, Accuracy and Stability of Numerical Algorithms, 3.1).
 double float_error_bound(int K, double magnitude);
 /// Compare C (all M x N entries, as copied back) with the reference at its entries. @p exact demands
-/// bit-for-bit equality; otherwise each entry gets its own float_error_bound. NaN never passes.
-/// Indices in the result are flat indices into C.
-CheckResult check_against(const std::vector<float>& C, const Reference& reference, int K, bool exact);
+/// bit-for-bit equality; otherwise each entry gets its own @p bound (the arithmetic's: float_error_bound
+/// for FP32). NaN never passes. Indices in the result are flat indices into C.
+CheckResult check_against(const std::vector<float>& C, const Reference& reference, int K, bool exact,
+                          double (*bound)(int K, double magnitude) = float_error_bound);
+
+// ---- TF32 (tf32.cpp): what the tensor-core stages do to their operands, emulated on the CPU ----------
+
+/// 2^-11, the unit roundoff of TF32: 10 stored mantissa bits, so rounding to nearest errs by at most
+/// half of 2^-10 relative to the value.
+inline constexpr double TF32_UNIT_ROUNDOFF = 1.0 / 2048;
+/// @p x rounded to the nearest TF32 value, ties away from zero (what cvt.rna.tf32.f32 does), as a float
+/// whose low 13 mantissa bits are zero. Infinities and NaN pass through.
+float tf32_round(float x);
+/// x = big + small + rest: big = tf32_round(x), small = tf32_round(x - big); |rest| <= 2^-23 |x|.
+struct Tf32Split {
+  float big, small;
+};
+Tf32Split tf32_split(float x);
+/// Stage 06's bound: each operand rounded to TF32 (relative error <= u_t = 2^-11), so each product off
+/// by at most (2 u_t + u_t^2) |a b|; then the sum's float rounding, float_error_bound of the rounded
+/// products (whose magnitudes are within (1 + u_t)^2 of the exact ones).
+double tf32_error_bound(int K, double magnitude);
+/// The part of stage 07's bound the split adds per product: the dropped a_small b_small (<= 2^-22 |a b|)
+/// and the two rests (<= 2^-23 each), 2^-21 |a b| with a margin for their products with each other.
+inline constexpr double SPLIT_TF32_PRODUCT_ERROR = (1.0 / 2097152) * (1 + 1.0 / 1024);
+/// Stage 07's bound: float_error_bound of the magnitude (enlarged by 2^-8 for the small parts' products)
+/// plus SPLIT_TF32_PRODUCT_ERROR times the magnitude: about 8 units of 2^-24 above float_error_bound,
+/// which matters only for K of 1 to 3, where the dropped bits can exceed a float sum's few roundings.
+double split_tf32_error_bound(int K, double magnitude);
+
+/// A checker's per-entry bound with what it allows in words (for the programs' check lines).
+struct ErrorBound {
+  double (*of)(int K, double magnitude);  ///< |result - exact| allowed for K terms whose |a_k b_k| sum to magnitude
+  const char* in_words;
+};
+/// The three arithmetics' bounds, for the stage rows.
+inline constexpr ErrorBound FP32_ROUNDING{float_error_bound,
+                                          "gamma(K+1) sum_k |a_k b_k|, gamma(n) = n 2^-24 / (1 - n 2^-24)"};
+inline constexpr ErrorBound TF32_ROUNDING{
+    tf32_error_bound, "operands rounded to TF32 (2^-11 each), so (2^-10 + 2^-22) sum_k |a_k b_k| more than FP32"};
+inline constexpr ErrorBound SPLIT_TF32_ROUNDING{
+    split_tf32_error_bound, "big + small parts, a_small b_small dropped, so 2^-21 sum_k |a_k b_k| more than FP32"};
 
 // ---- The text's analysis (analysis.cpp) --------------------------------------------------------
 
@@ -269,6 +351,10 @@ double sectors_per_load(const std::vector<WarpAccess>& accesses);
 inline constexpr int ACTIVE_THREADS_PER_WARP = 32;
 /// Bank conflicts of a stage whose shared-memory accesses are laid out to avoid them at every size.
 long long no_bank_conflicts(int N, int K);
+/// Stages 06 and 07's warp: cp.async copies of an A slice (K slices of 16 or 32) and a B row, float2
+/// stores of C (a lane holds two neighbouring columns of a fragment row).
+std::vector<WarpAccess> tf32_warp_accesses(int tile, int N, int K);
+std::vector<WarpAccess> split_tf32_warp_accesses(int tile, int N, int K);
 /// Stage 05: none while the copies move 16 bytes; where N or K is not a multiple of 4 each copy moves
 /// one float from an address that is not 16-byte aligned, which the counters report as conflicts of the
 /// copies: no prediction (-1).

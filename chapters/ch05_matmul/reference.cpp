@@ -93,7 +93,8 @@ double float_error_bound(int K, double magnitude) {
   return n_u / (1 - n_u) * magnitude;
 }
 
-CheckResult check_against(const std::vector<float>& C, const Reference& ref, int K, bool exact) {
+CheckResult check_against(const std::vector<float>& C, const Reference& ref, int K, bool exact,
+                          double (*bound)(int K, double magnitude)) {
   CheckResult r;
   r.checked = ref.index.size();
   for (std::size_t e = 0; e < ref.index.size(); ++e) {
@@ -103,7 +104,7 @@ CheckResult check_against(const std::vector<float>& C, const Reference& ref, int
       continue;
     }
     const double got = C[i], want = ref.value[e];
-    const Tolerance tol = exact ? Tolerance::exact() : Tolerance{float_error_bound(K, ref.magnitude[e]), 0};
+    const Tolerance tol = exact ? Tolerance::exact() : Tolerance{bound(K, ref.magnitude[e]), 0};
     const double err = std::isnan(got) ? NAN : std::fabs(got - want);
     if (std::isnan(err) ? !std::isnan(r.worst_error) : err > r.worst_error) {
       r.worst_error = err;

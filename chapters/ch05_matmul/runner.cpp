@@ -83,20 +83,37 @@ void validate(const Options& o, const std::vector<const Stage*>& list) {
                        " floats; at most 2^32 are supported");
 }
 
-std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas) {
+bool has_tensor_core_stage(const std::vector<const Stage*>& list) {
+  return std::any_of(list.begin(), list.end(), [](const Stage* s) { return std::string(s->arithmetic) != "FP32"; });
+}
+
+std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas,
+                                  const CublasSgemm* cublas_tf32) {
   std::vector<Contender> out;
   for (const Stage* s : list) {
+    std::function<std::string()> unavailable;
+    if (s->unavailable != nullptr) unavailable = s->unavailable;
     if (s->tiles.empty()) {
-      out.push_back({s->id, s, 0, s->launch});
+      out.push_back({s->id, s, 0, s->launch, s->arithmetic, s->error_bound, unavailable});
       continue;
     }
     for (int tile : s->tiles)
       if (tile_option == 0 || tile_option == tile)
-        out.push_back({std::string(s->id) + " (TILE_WIDTH " + std::to_string(tile) + ")", s, tile, s->launch});
+        out.push_back({std::string(s->id) + " (TILE_WIDTH " + std::to_string(tile) + ")", s, tile, s->launch,
+                       s->arithmetic, s->error_bound, unavailable});
   }
   if (cublas != nullptr)
     out.push_back({"cuBLAS SGEMM (fp32, no TF32)", nullptr, 0,
-                   [cublas](const MatmulArgs& a) { return cublas->launch(a); }});
+                   [cublas](const MatmulArgs& a) { return cublas->launch(a); }, "FP32", &FP32_ROUNDING, {}});
+  if (cublas_tf32 != nullptr)
+    out.push_back({"cuBLAS SGEMM (TF32 allowed)", nullptr, 0,
+                   [cublas_tf32](const MatmulArgs& a) { return cublas_tf32->launch(a); }, "TF32", &TF32_ROUNDING,
+                   [] {
+                     // Below 8.0 cuBLAS ignores the TF32 mode and computes in FP32: not the peer it claims to be.
+                     const DeviceInfo d = query_device();
+                     return d.major >= 8 ? std::string()
+                                         : "TF32 needs compute capability 8.0; this GPU has " + d.compute_capability();
+                   }});
   return out;
 }
 
@@ -160,11 +177,15 @@ MatmulArgs Problem::args(int tile) const {
   return {device_->A.data(), device_->B.data(), device_->C.data(), options_.m, options_.n, options_.k, tile};
 }
 
+double Problem::largest_bound(const ErrorBound& bound) const {
+  return bound.of(options_.k, *std::max_element(reference_.magnitude.begin(), reference_.magnitude.end()));
+}
+
 CheckResult Problem::check(const Contender& who) {
   device_->C.poison();
   who.launch(args(who.tile));
   CUDA_CHECK(cudaDeviceSynchronize());
-  return check_against(device_->C.to_host(), reference_, options_.k, options_.exact);
+  return check_against(device_->C.to_host(), reference_, options_.k, options_.exact, who.error_bound->of);
 }
 
 Timing Problem::time(const Contender& who, KernelTimer& timer, LaunchConfig& config) {
@@ -176,8 +197,22 @@ Timing Problem::time(const Contender& who, KernelTimer& timer, LaunchConfig& con
 
 namespace {
 std::string dims(Dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
+// 1.23e-05, or 0 for an exact result: an error in 9 columns.
+std::string fixed_or_sci(double value) {
+  if (value == 0) return "0";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", value);
+  return text;
+}
 Cell tile_cell(int tile) { return tile ? Cell{std::to_string(tile)} : Cell::none(); }
-std::string name_of(const Contender& who) { return who.stage ? who.stage->id : "cuBLAS SGEMM"; }
+std::string name_of(const Contender& who) {
+  if (who.stage) return who.stage->id;
+  return std::string(who.arithmetic) == "TF32" ? "cuBLAS TF32" : "cuBLAS SGEMM";
+}
+// The cuBLAS arithmetic a row is compared with: TF32 stages with cuBLAS TF32, the rest with FP32 SGEMM.
+std::string peer_arithmetic(const Contender& who) {
+  return std::string(who.arithmetic) == "TF32" ? "TF32" : "FP32";
+}
 
 // The contender's stage at each TILE_WIDTH it would run with.
 std::vector<int> tiles_of(const Stage& s, const Options& o) {
@@ -190,7 +225,7 @@ std::vector<int> tiles_of(const Stage& s, const Options& o) {
 Table launch_table(const std::vector<Measurement>& runs) {
   Table t({"stage", "tile", "grid", "block", "smem B"});
   for (const auto& r : runs) {
-    if (!r.passed) {  // not timed, so no configuration was recorded
+    if (!r.passed) {  // not timed (failed or skipped), so no configuration was recorded
       t.add_row({name_of(*r.who), tile_cell(r.who->tile)});
     } else if (!r.config.known()) {
       t.add_row({name_of(*r.who), tile_cell(r.who->tile), "(library)"});
@@ -205,37 +240,55 @@ Table launch_table(const std::vector<Measurement>& runs) {
 }
 
 Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device) {
-  Table t({"stage", "tile", "check", "median ms", "GFLOP/s", "% cuBLAS", "loads GB/s (model)", "speed-up"});
+  Table t({"stage", "tile", "check", "median ms", "GFLOP/s", "% cuBLAS", "max error", "model GB/s", "speed-up"});
   const double ops = flops(o.m, o.n, o.k);
-  double cublas_ms = 0;
-  for (const auto& r : runs)
-    if (r.who->stage == nullptr && r.passed) cublas_ms = r.timing.median_ms;
+  auto cublas_ms = [&](const std::string& arithmetic) {
+    for (const auto& r : runs)
+      if (r.who->stage == nullptr && r.passed && r.who->arithmetic == arithmetic) return r.timing.median_ms;
+    return 0.0;
+  };
   const double first_ms = !runs.empty() && runs.front().passed ? runs.front().timing.median_ms : 0;
+  bool skipped = false, tensor_cores = false;
   for (const auto& r : runs) {
     const Stage* s = r.who->stage;
+    tensor_cores = tensor_cores || std::string(r.who->arithmetic) != "FP32";
+    if (!r.skipped.empty()) {  // this GPU cannot run it: said on its check line
+      t.add_row({name_of(*r.who), tile_cell(r.who->tile), "SKIP"});
+      skipped = true;
+      continue;
+    }
     if (!r.passed) {  // no performance for a run that computed the wrong thing
       t.add_row({name_of(*r.who), tile_cell(r.who->tile), "FAIL"});
       continue;
     }
-    const double ms = r.timing.median_ms;
+    const double ms = r.timing.median_ms, peer_ms = cublas_ms(peer_arithmetic(*r.who));
     t.add_row({name_of(*r.who), tile_cell(r.who->tile), "PASS", Cell::num(ms, 4), Cell::num(gflop_per_s(ops, ms), 0),
-               cublas_ms > 0 ? Cell::num(100.0 * cublas_ms / ms, 1) : Cell::none(),
+               peer_ms > 0 ? Cell::num(100.0 * peer_ms / ms, 1) : Cell::none(), Cell{fixed_or_sci(r.max_error)},
                s ? Cell::num(gb_per_s(ops / s->text_op_per_byte(r.who->tile), ms), 0) : Cell::none(),
                first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()});
   }
   if (!cublas_available()) t.add_row({"cuBLAS SGEMM", Cell::none(), "missing"});
-  // The limit as a row of its own: every multiply-add at the device's peak FP32 rate (a time and a
-  // rate; the comparisons with measured rows would mean nothing there).
-  const double fp32_ms = device.ms_at_peak_fp32(ops);
+  // The limits as rows of their own: every multiply-add at the device's peak FP32 rate, and for the
+  // tensor-core stages at the dense TF32 rate, once (TF32) and three times (3xTF32). A time and a rate;
+  // the comparisons with measured rows would mean nothing there.
+  const double fp32_ms = device.ms_at_peak_fp32(ops), tf32_ms = tensor_cores ? device.ms_at_peak_tf32(ops) : 0;
   if (fp32_ms > 0)
     t.add_row({"limit: FP32 peak", "-", "-", Cell::num(fp32_ms, 4), Cell::num(gflop_per_s(ops, fp32_ms), 0)});
+  if (tf32_ms > 0) {
+    t.add_row({"limit: TF32 peak", "-", "-", Cell::num(tf32_ms, 4), Cell::num(gflop_per_s(ops, tf32_ms), 0)});
+    t.add_row({"limit: 3xTF32 peak", "-", "-", Cell::num(3 * tf32_ms, 4), Cell::num(gflop_per_s(ops, 3 * tf32_ms), 0)});
+  }
   char note[320];
   std::snprintf(note, sizeof note,
-                "loads GB/s: the bytes the text's model says the stage loads from global memory (FLOPs / OP/B) per "
+                "model GB/s: the bytes the text's model says the stage loads from global memory (FLOPs / OP/B) per "
                 "second; above this device's peak DRAM (%.0f GB/s) means L1 and L2 served the re-reads.",
                 device.peak_dram_gbps);
   t.add_note(note);
-  t.add_note("% cuBLAS: cuBLAS time / stage time, measured in this run. Speed-up is against the first row.");
+  t.add_note("% cuBLAS: cuBLAS time / stage time, measured in this run: TF32 rows against cuBLAS with TF32 "
+             "allowed, the others against FP32 SGEMM. Speed-up is against the first row.");
+  t.add_note("max error: the largest |result - reference| over the checked entries, the reference computed in "
+             "double (FP64) on the CPU.");
+  if (skipped) t.add_note("SKIP: this GPU cannot run the row; its check line says why.");
   if (!cublas_available()) t.add_note("cuBLAS SGEMM: " + cublas_missing());
   if (fp32_ms > 0) {
     std::snprintf(note, sizeof note,
@@ -243,6 +296,14 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
                   "%.0f MHz); the compulsory DRAM traffic alone would take %.4f ms.",
                   device.peak_fp32_gflops / 1000.0, device.sm_count, fp32_lanes_per_sm(device.major, device.minor),
                   device.sm_clock_khz / 1000.0, device.ms_at_peak_dram(compulsory_bytes(o.m, o.n, o.k)));
+    t.add_note(note);
+  }
+  if (tf32_ms > 0) {
+    std::snprintf(note, sizeof note,
+                  "limit: TF32 peak = 2MNK operations at this device's dense TF32 tensor-core rate, %.1f TFLOP/s "
+                  "(%d SMs x %d operations per clock); 3xTF32 makes three products per product: 3 times that.",
+                  device.peak_tf32_gflops / 1000.0, device.sm_count,
+                  tf32_dense_flops_per_sm_per_clock(device.major, device.minor));
     t.add_note(note);
   }
   return t;
@@ -359,19 +420,35 @@ int run_program(const std::string& program, const std::string& summary, const st
     Problem problem(options);
     print_after("problem: ", problem.inputs());
     print_after("check:   ", problem.check_method());
+
+    if (!options.exact)
+      for (const Stage* s : list)  // the tensor-core stages' tolerances
+        if (s->error_bound != &FP32_ROUNDING)
+          print_after("         ", std::string(s->id) + ": " + s->error_bound->in_words + " (largest bound " +
+                                       fixed_or_sci(problem.largest_bound(*s->error_bound)) + ")");
     std::printf("\n");
 
-    std::unique_ptr<const CublasSgemm> cublas;
-    if (cublas_available()) cublas = std::make_unique<const CublasSgemm>();
-    else print_named("cuBLAS SGEMM", cublas_missing());
-    const std::vector<Contender> list_run = contenders(list, options.tile, cublas.get());
+    std::unique_ptr<const CublasSgemm> cublas, cublas_tf32;
+    if (cublas_available()) {
+      cublas = std::make_unique<const CublasSgemm>();
+      if (has_tensor_core_stage(list)) cublas_tf32 = std::make_unique<const CublasSgemm>(true);
+    } else {
+      print_named("cuBLAS SGEMM", cublas_missing());
+    }
+    const std::vector<Contender> list_run = contenders(list, options.tile, cublas.get(), cublas_tf32.get());
     KernelTimer timer(TimingOptions{3, options.repetitions, true});
     std::vector<Measurement> runs;
     bool all_passed = true;
     for (const Contender& who : list_run) {
+      const std::string why = who.unavailable ? who.unavailable() : std::string();
+      if (!why.empty()) {  // skipped, not failed
+        print_named(who.name, "SKIP: " + why);
+        runs.push_back({&who, {}, {}, false, 0, why});
+        continue;
+      }
       const CheckResult check = problem.check(who);
       print_named(who.name, check.summary());
-      Measurement run{&who, {}, {}, check.ok()};
+      Measurement run{&who, {}, {}, check.ok(), check.worst_error, {}};
       if (check.ok()) run.timing = problem.time(who, timer, run.config);
       all_passed = all_passed && check.ok();
       runs.push_back(run);

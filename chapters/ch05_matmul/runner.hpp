@@ -46,16 +46,23 @@ std::string problem_in_words(const Options& options);
 inline constexpr double FULL_CHECK_MAX_MACS = 1073741824.0;  // 2^30: 1024^3
 inline constexpr int SAMPLE_RANDOM_ENTRIES = 4096;
 
-/// One thing to measure: a stage at one TILE_WIDTH, or the cuBLAS baseline (stage == nullptr).
+/// One thing to measure: a stage at one TILE_WIDTH, or a cuBLAS baseline (stage == nullptr).
 struct Contender {
   std::string name;
   const Stage* stage;
   int tile;
   std::function<LaunchConfig(const MatmulArgs&)> launch;
+  const char* arithmetic = "FP32";  ///< as Stage::arithmetic; cuBLAS: "FP32" or "TF32"
+  const ErrorBound* error_bound = &FP32_ROUNDING;
+  std::function<std::string()> unavailable;  ///< empty, or why it cannot run on this GPU ("" if it can)
 };
-/// Each stage of @p list at each TILE_WIDTH it has (or only @p tile_option, if set), then cuBLAS
-/// (null when this build has no cuBLAS).
-std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas);
+/// True when a stage of @p list computes in another arithmetic than FP32 (then cuBLAS with TF32 allowed
+/// joins the run as its peer).
+bool has_tensor_core_stage(const std::vector<const Stage*>& list);
+/// Each stage of @p list at each TILE_WIDTH it has (or only @p tile_option, if set), then cuBLAS in FP32
+/// (@p cublas) and with TF32 allowed (@p cublas_tf32); a null library is left out.
+std::vector<Contender> contenders(const std::vector<const Stage*>& list, int tile_option, const CublasSgemm* cublas,
+                                  const CublasSgemm* cublas_tf32 = nullptr);
 
 /// Inputs, reference and device buffers for one problem, made once and shared by every contender.
 class Problem {
@@ -64,8 +71,10 @@ class Problem {
   ~Problem();
   /// The product and its inputs in words: "C (4096 x 4096) = A (4096 x 4096) B (...), random floats ...".
   std::string inputs() const;
-  /// What is checked, and with which tolerance.
+  /// What is checked, and with which tolerance (the FP32 one).
   std::string check_method() const;
+  /// The largest per-entry tolerance @p bound gives over the checked entries.
+  double largest_bound(const ErrorBound& bound) const;
   /// Run @p who once on poisoned output and compare with the CPU reference.
   CheckResult check(const Contender& who);
   /// Time @p who (the launch only); @p config receives the launch configuration it used.
@@ -86,11 +95,15 @@ struct Measurement {
   LaunchConfig config;
   Timing timing;
   bool passed;
+  double max_error = 0;  ///< the check's largest |result - FP64 reference| over the checked entries
+  std::string skipped;   ///< why it did not run on this GPU; empty when it ran
 };
 /// How each run was launched: grid, block and shared memory per block.
 Table launch_table(const std::vector<Measurement>& runs);
-/// The measured results: time, GFLOP/s, "% cuBLAS" (against the cuBLAS row), the bytes the text's model
-/// says were loaded per second, and the speed-up over the first row; the FP32 peak as a last row.
+/// The measured results: time, GFLOP/s, "% cuBLAS" (against the cuBLAS row of the same arithmetic: TF32
+/// against cuBLAS with TF32 allowed, the rest against FP32 SGEMM), the largest error against the FP64
+/// reference, the bytes the text's model says were loaded per second, and the speed-up over the first row;
+/// then the limits: the FP32 peak, and with tensor-core rows the TF32 peak and three times its time.
 Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
 /// The text's intensity model for each stage (section 5.1, 5.4) at the options' sizes; each stage's
 /// reason why measurements differ from it is a note.

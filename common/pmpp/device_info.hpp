@@ -34,6 +34,18 @@ inline int fp32_lanes_per_sm(int major, int minor) {
   return 128;
 }
 
+/// Dense TF32 tensor-core operations (a multiply-add counts two) per clock of one SM; 0 where unknown
+/// or absent (compute capability 7.5 has no TF32). Not a device attribute: the dense (not sparse) rate of
+/// each architecture's published figures, divided by its SMs and boost clock: A100 (8.0) 156 TFLOP/s on
+/// 108 SMs at 1410 MHz = 1024; GA10x (8.6) and Ada (8.9) 256; H100 (9.0) 494.7 TFLOP/s on 132 SMs at
+/// 1830 MHz = 2048. Later architectures: unknown here (0) until their figures are checked.
+inline int tf32_dense_flops_per_sm_per_clock(int major, int minor) {
+  if (major == 8 && minor == 0) return 1024;
+  if (major == 8 && (minor == 6 || minor == 9)) return 256;
+  if (major == 9 && minor == 0) return 2048;
+  return 0;
+}
+
 /// What the programs print about the device and use to compute "% of peak".
 struct DeviceInfo {
   std::string name;
@@ -50,6 +62,7 @@ struct DeviceInfo {
   double peak_dram_gbps = 0;            ///< 2 transfers per clock (DDR) x clock x bus width
   int sm_clock_khz = 0;                 ///< peak SM clock; 0 where the runtime does not report it
   double peak_fp32_gflops = 0;          ///< SMs x FP32 lanes x 2 (an FMA is two operations) x clock; 0 if unknown
+  double peak_tf32_gflops = 0;          ///< SMs x tf32_dense_flops_per_sm_per_clock x clock; 0 if unknown
   std::string build;                    ///< what the build holds and what runs: "built for sm_90 + PTX 9.0, running its sm_90 code"
 
   std::string compute_capability() const { return std::to_string(major) + "." + std::to_string(minor); }
@@ -58,6 +71,8 @@ struct DeviceInfo {
   double ms_at_peak_dram(double bytes) const { return peak_dram_gbps > 0 ? bytes / (peak_dram_gbps * 1e6) : 0; }
   /// Milliseconds for @p flops FP32 operations at the peak rate: the floor for arithmetic (0 when unknown).
   double ms_at_peak_fp32(double flops) const { return peak_fp32_gflops > 0 ? flops / (peak_fp32_gflops * 1e6) : 0; }
+  /// Milliseconds for @p flops TF32 tensor-core operations at the dense peak rate (0 when unknown).
+  double ms_at_peak_tf32(double flops) const { return peak_tf32_gflops > 0 ? flops / (peak_tf32_gflops * 1e6) : 0; }
   /// "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM 3352 GB/s,
   /// peak FP32 66.9 TFLOP/s); built for sm_90 + PTX 9.0, running its sm_90 code": the FP32 part only where
   /// the clock is known, the build part only where it was asked.
@@ -112,6 +127,9 @@ inline DeviceInfo query_device(int device = 0) {
   }
   info.peak_fp32_gflops =
       2.0 * info.sm_count * fp32_lanes_per_sm(info.major, info.minor) * (info.sm_clock_khz * 1e3) / 1e9;
+  info.peak_tf32_gflops =
+      info.sm_count * static_cast<double>(tf32_dense_flops_per_sm_per_clock(info.major, info.minor)) *
+      (info.sm_clock_khz * 1e3) / 1e9;
   int current = 0;
   CUDA_CHECK(cudaGetDevice(&current));
   if (current == device) {  // the probe asks the current device which of the build's code it runs

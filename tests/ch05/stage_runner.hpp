@@ -25,6 +25,12 @@ struct Variant {
   std::string name;
   Launch launch;
   int tile;
+  const pmpp::ch05::Stage* stage;
+  /// Why this GPU cannot run it ("" when it can), as the stage's row says: such a variant is skipped,
+  /// with the reason in a warning, never counted as passed.
+  std::string unavailable() const { return stage->unavailable ? stage->unavailable() : std::string(); }
+  /// The checker's tolerance for its arithmetic.
+  const pmpp::ch05::ErrorBound& bound() const { return *stage->error_bound; }
 };
 
 /// Every stage at every TILE_WIDTH it is compiled for, and stage 05 also with the K slices of 16 it
@@ -32,12 +38,24 @@ struct Variant {
 inline std::vector<Variant> every_variant() {
   std::vector<Variant> out;
   for (const auto& s : pmpp::ch05::stages()) {
-    if (s.tiles.empty()) out.push_back({s.id, s.launch, 0});
-    for (int tile : s.tiles) out.push_back({std::string(s.id) + " TILE_WIDTH " + std::to_string(tile), s.launch, tile});
+    if (s.tiles.empty()) out.push_back({s.id, s.launch, 0, &s});
+    for (int tile : s.tiles)
+      out.push_back({std::string(s.id) + " TILE_WIDTH " + std::to_string(tile), s.launch, tile, &s});
   }
-  out.push_back({"05_async_copy K slices of 16", [](const pmpp::ch05::MatmulArgs& a) {
-                   return pmpp::ch05::matmul_async_copy_slices(a, 16);
-                 }, 0});
+  out.push_back({"05_async_copy K slices of 16",
+                 [](const pmpp::ch05::MatmulArgs& a) { return pmpp::ch05::matmul_async_copy_slices(a, 16); }, 0,
+                 pmpp::ch05::find_stage("05_async_copy")});
+  return out;
+}
+
+/// The variants this GPU can run; each one it cannot is reported as a warning with its reason.
+inline std::vector<Variant> runnable_variants() {
+  std::vector<Variant> out;
+  for (auto& v : every_variant()) {
+    const std::string why = v.unavailable();
+    if (why.empty()) out.push_back(std::move(v));
+    else WARN(v.name << " skipped: " << why);
+  }
   return out;
 }
 

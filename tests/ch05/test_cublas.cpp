@@ -6,6 +6,7 @@
 
 #include "ch05_matmul/matmul.hpp"
 #include "gpu_test.hpp"
+#include "pmpp/device_info.hpp"
 #include "pmpp/random.hpp"
 #include "stage_runner.hpp"
 
@@ -47,4 +48,22 @@ TEST_CASE("cuBLAS baseline does not round its inputs to TF32", "[gpu][cublas]") 
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) wrong += C[static_cast<std::size_t>(i) * N + j] != A[static_cast<std::size_t>(i) * K];
   CHECK(wrong == 0);
+}
+
+TEST_CASE("cuBLAS with TF32 allowed: the row-major product, within the TF32 bound", "[gpu][cublas]") {
+  PMPP_REQUIRE_GPU();
+  if (!cublas_available()) SKIP(cublas_missing());
+  if (pmpp::query_device().major < 8) SKIP("TF32 needs compute capability 8.0");
+  const CublasSgemm cublas(true);
+  const ch05_test::Launch launch = [&](const MatmulArgs& a) { return cublas.launch(a); };
+  const int M = 65, N = 130, K = 257;
+  const auto A = pmpp::random_small_ints(static_cast<std::size_t>(M) * K, 51);  // TF32 holds them exactly
+  const auto B = pmpp::random_small_ints(static_cast<std::size_t>(K) * N, 52);
+  CHECK(check_against(ch05_test::run(launch, A, B, M, N, K), matmul_reference(A, B, M, N, K), K, true).ok());
+  const auto Af = pmpp::random_floats(static_cast<std::size_t>(M) * K, 53);
+  const auto Bf = pmpp::random_floats(static_cast<std::size_t>(K) * N, 54);
+  const auto result =
+      check_against(ch05_test::run(launch, Af, Bf, M, N, K), matmul_reference(Af, Bf, M, N, K), K, false, tf32_error_bound);
+  INFO(result.summary());
+  CHECK(result.ok());
 }

@@ -51,6 +51,7 @@ pmpp::DeviceInfo h100() {
   d.peak_dram_gbps = 3352.3;
   d.sm_clock_khz = 1980000;
   d.peak_fp32_gflops = 2.0 * 132 * 128 * 1.98;
+  d.peak_tf32_gflops = 132 * 2048 * 1.98;
   return d;
 }
 }  // namespace
@@ -92,22 +93,37 @@ TEST_CASE("the launch and results tables fit 100 columns, failures and the limit
   for (const Options& o : kSizes) {
     INFO(problem_in_words(o));
     std::vector<Contender> who = contenders(list, o.tile, nullptr);
-    who.push_back({"cuBLAS SGEMM (fp32, no TF32)", nullptr, 0, {}});
+    who.push_back({"cuBLAS SGEMM (fp32, no TF32)", nullptr, 0, {}, "FP32", &FP32_ROUNDING, {}});
+    who.push_back({"cuBLAS SGEMM (TF32 allowed)", nullptr, 0, {}, "TF32", &TF32_ROUNDING, {}});
     std::vector<Measurement> runs;
-    // Times as an H100 gives them (GFLOP/s of each stage in turn, cuBLAS last), at least a launch's.
-    const double gflops[] = {2200, 3300, 3600, 40000, 45000, 48000, 52000};
+    // Times as an H100 gives them (GFLOP/s of each stage in turn, the cuBLAS rows last), at least a
+    // launch's; one stage failed, one skipped.
+    const double gflops[] = {2200, 3300, 3600, 40000, 45000, 48000, 300000, 100000, 52000, 350000};
     std::size_t next = 0;
     for (const Contender& c : who) {
       const bool passed = c.name != "03_register_tiled";
-      const double ms = std::max(0.002, flops(o.m, o.n, o.k) / (gflops[std::min<std::size_t>(next++, 6)] * 1e6));
+      const double ms = std::max(0.002, flops(o.m, o.n, o.k) / (gflops[std::min<std::size_t>(next++, 9)] * 1e6));
       LaunchConfig config;
       if (c.stage) config = {{65535, 65535, 1}, {1024, 1, 1}, 98304};
-      runs.push_back({&c, config, {ms, ms, ms, 20}, passed});
+      const std::string skipped = c.name == "04_warp_tiled" ? "needs compute capability 8.0; this GPU has 7.5" : "";
+      runs.push_back({&c, config, {ms, ms, ms, 20}, passed && skipped.empty(), 1.234e-4 * next, skipped});
     }
     check_fits(launch_table(runs));
     const pmpp::Table results = results_table(runs, o, h100());
     check_fits(results);
-    CHECK(results.rows().back().front().text == "limit: FP32 peak");
+    std::vector<std::string> first_cells;
+    for (const auto& row : results.rows()) first_cells.push_back(row.front().text);
+    CHECK(first_cells[first_cells.size() - 3] == "limit: FP32 peak");
+    CHECK(first_cells[first_cells.size() - 2] == "limit: TF32 peak");
+    CHECK(first_cells.back() == "limit: 3xTF32 peak");
+    if (o.m == 4096 && o.n == 4096 && o.k == 4096) {  // every row timed above a launch's floor
+      CHECK(results.rows()[4][2].text == "SKIP");  // 04_warp_tiled, after 02 at both TILE_WIDTHs
+      CHECK(results.rows()[3][2].text == "FAIL");
+      // TF32 rows against cuBLAS with TF32 allowed (350000 GFLOP/s): 300000 / 350000.
+      CHECK(results.rows()[6][5].text == "85.7");
+      CHECK(results.rows()[7][5].text == pmpp::fixed(100.0 * 100000 / 52000, 1));  // 3xTF32 against FP32
+      CHECK(results.rows()[7][6].text == "9.87e-04");  // its max error (8 x 1.234e-4)
+    }
   }
 }
 
@@ -133,7 +149,8 @@ TEST_CASE("the profile table has the columns the profiler reads, a row per stage
   CHECK(t.rows()[0][7].text == "2.0");  // naive: A broadcast and B load, 2 sectors each
   CHECK(t.rows()[1][1].text == "16");
   CHECK(t.rows()[2][1].text == "32");
-  CHECK(t.rows().back()[7].text == "-");  // stage 05 copies with cp.async: no global loads to count
+  CHECK(t.rows()[5][7].text == "-");  // stage 05 copies with cp.async: no global loads to count
+  CHECK(t.rows().back()[7].text == "-");  // so do the tensor-core stages
   // N = 45: stage 05 copies one unaligned float at a time, which the counters report as conflicts.
   CHECK(profile_table({find_stage("05_async_copy")}, sized(67, 45, 33)).rows()[0][9].text == "-");
   CHECK(profile_table({find_stage("02_tiled")}, sized(8, 8, 8, 32)).rows().size() == 1);  // --tile 32

@@ -1,0 +1,43 @@
+// TF32 on the CPU: the rounding cvt.rna.tf32.f32 does, the split of stage 07, and the error bounds the
+// checker gives the tensor-core stages.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "ch05_matmul/matmul.hpp"
+
+namespace pmpp::ch05 {
+
+//! [tf32_round]
+float tf32_round(float x) {
+  if (!std::isfinite(x)) return x;
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  // Add half of the last kept place (bit 13) to the magnitude, then drop the 13 bits TF32 does not keep:
+  // round to nearest, ties away from zero. A carry into the exponent is the right answer (it rounds up
+  // to the next power of two, or to infinity past the largest float).
+  bits += 1u << 12;
+  bits &= ~((1u << 13) - 1);
+  float rounded;
+  std::memcpy(&rounded, &bits, sizeof rounded);
+  return rounded;
+}
+//! [tf32_round]
+
+Tf32Split tf32_split(float x) {
+  const float big = tf32_round(x);
+  return {big, tf32_round(x - big)};  // x - big is exact in float: both lie on x's grid of 2^-23 steps
+}
+
+double tf32_error_bound(int K, double magnitude) {
+  const double u = TF32_UNIT_ROUNDOFF;
+  return (2 * u + u * u) * magnitude + float_error_bound(K, (1 + u) * (1 + u) * magnitude);
+}
+
+double split_tf32_error_bound(int K, double magnitude) {
+  // The three products' magnitudes add up to at most (1 + 2^-9) |a b| (the small parts are 2^-11 of the
+  // big ones); 2^-8 leaves a margin.
+  return SPLIT_TF32_PRODUCT_ERROR * magnitude + float_error_bound(K, (1 + 1.0 / 256) * magnitude);
+}
+
+}  // namespace pmpp::ch05
