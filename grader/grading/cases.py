@@ -75,7 +75,7 @@ def list_cases(executable: str) -> Optional[List[Listed]]:
     for case in root.iter("TestCase"):
         name = (case.findtext("Name") or "").strip()
         tags = case.findtext("Tags") or ""
-        points = sum(float(p) for p in POINTS_TAG.findall(tags))
+        points = sum((float(p) for p in POINTS_TAG.findall(tags)), 0.0)
         memory = GPU_MEMORY_TAG.findall(tags)
         if len(memory) != tags.lower().count("[gpu_memory="):
             raise GradingBroke(f"{executable}: the test case '{name}' has a tag [gpu_memory=...] that is not "

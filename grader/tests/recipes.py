@@ -60,8 +60,8 @@ def allowed_points(attack: Attack, solution_points: float) -> float:
     """What @attack may earn where the solution earns @solution_points."""
     if attack.earns == "nothing":
         return 0.0
-    if attack.earns == "all but speed":
-        return solution_points - speed_points(exercise_named(attack.exercise))
+    if attack.earns == "all but speed":  # where the solution earns nothing (no GPU), nothing either
+        return max(0.0, solution_points - speed_points(exercise_named(attack.exercise)))
     return solution_points
 
 

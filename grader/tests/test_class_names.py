@@ -44,6 +44,7 @@ STUDENTS = [
     (b"tab\there", "tab\\there"),
     (b"grades.csv", "grades.csv"),  # the name of the file beside the report folders
     (b"GRADES.CSV", "GRADES.CSV"),  # the same, where a file system ignores case
+    (b"class.html", "class.html"),  # the class page beside them
     (b"a b", "a b"), (b"a?b", "a?b"), (b"a_b", "a_b"),  # three names, one safe name
     (b"bob", "bob"), (b"Bob", "Bob"),
     (b'=HYPERLINK("evil.example")', '=HYPERLINK("evil.example")'),  # a spreadsheet formula
@@ -122,7 +123,7 @@ def check_reports(out: Path):
         shown = row["student"][1:] if row["student"].startswith("'") else row["student"]
         if f"points for {shown}." not in results["output"]:
             failures.append(f"{row['student']!r}: its results.json names the student otherwise: {results['output']!r}")
-    listed = {"grades.csv"} | set(folders)
+    listed = {"grades.csv", "class.html", ".class-page-key"} | set(folders)
     failures += [f"{p.name!r} is in the reports' folder, but in no row of grades.csv" for p in out.iterdir()
                  if p.name not in listed]
     return failures
