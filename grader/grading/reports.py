@@ -194,8 +194,8 @@ def fmt_quantity(value, unit="") -> str:
     if v is None:
         return "-"
     text = None
-    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e5, "k")):
-        if abs(v) >= scale:
+    for threshold, scale, prefix in ((1e12, 1e12, "T"), (1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e5, 1e3, "k")):
+        if abs(v) >= threshold:
             text = f"{v / scale:.3g} {prefix}{unit}".rstrip()
             break
     if text is None:

@@ -293,8 +293,17 @@ def check_command_line(tmp: Path, failures: list):
         failures.append(f"class_page OUT: exit {result.returncode}, {result.stderr!r}; or the key is readable by others")
 
 
+def check_quantities(failures):
+    """Measured numbers keep their value under their prefix (a bank-conflict count of 958276 is 958 k)."""
+    for value, unit, want in ((958276, "", "958 k"), (4096, "", "4096"), (1076159744, "B", "1.08 GB"),
+                              (0.8736, "ms", "0.874 ms"), (12345678, "", "12.3 M"), (99999, "", "99999")):
+        if reports.fmt_quantity(value, unit) != want:
+            failures.append(f"fmt_quantity({value}, {unit!r}) is {reports.fmt_quantity(value, unit)!r}, not {want!r}")
+
+
 def main() -> int:
     failures = []
+    check_quantities(failures)
     with tempfile.TemporaryDirectory(prefix="class-page-") as tmp:
         tmp = Path(tmp)
         (tmp / "other").mkdir()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The class page as a browser draws it: the page of the fixture class (class_page_fixture/, made-up
-values), with pseudonyms and with names, and the page of a class of hostile names, each rendered in
+values), with pseudonyms and with names, the page of a class of hostile names, and the pages of the
+classes graded on a GPU and kept in held_classes/, each rendered in
 headless Chromium at 1280 and 1440 px by the book's own check (book/tools/browser_check.py: content cut
 off, tables wider than the column, numbers or lines broken in two, characters no font has), plus: no
 script ran, the charts were drawn. A copy of the page with a planted over-wide line must be reported,
@@ -22,6 +23,9 @@ import browser_check  # noqa: E402
 import test_class_page  # noqa: E402
 from grading import class_page  # noqa: E402
 
+# The classes graded on a GPU (held_classes/: their reports as grade wrote them, feedback and all),
+# drawn again from their reports.
+HELD = sorted(p for p in (HERE / "held_classes").iterdir() if p.is_dir())
 CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 SCRIPTS_RAN = "window.pwned === undefined && document.querySelectorAll('svg.chart rect.bar').length"
 
@@ -39,8 +43,14 @@ def pages(tmp: Path):
     planted = tmp / "planted.html"
     planted.write_text((out / "class.html").read_text(encoding="utf-8").replace(
         "</h1>", "</h1><pre>" + "x" * 400 + "</pre>", 1), encoding="utf-8")
+    held = []
+    for folder in HELD:
+        copy = tmp / "held" / folder.name
+        shutil.copytree(folder, copy)
+        class_page.finish_class(copy)
+        held.append((f"held class {folder.name}", copy / "class.html"))
     return [("fixture", out / "class.html"), ("fixture, with names", named / "class.html"),
-            ("hostile names", tmp / "hostile" / "class.html")], planted
+            ("hostile names", tmp / "hostile" / "class.html")] + held, planted
 
 
 def main() -> int:

@@ -2,11 +2,14 @@
 //         honestly and leaves a thread behind that watches the result (a 4-byte copy every few
 //         microseconds, on a stream of its own): as soon as the test poisons it for the next run (the
 //         untimed preparation, after the new input is in place), the thread computes the maximum into
-//         it, and the timed call only waits for the thread's word. Right answers, times below the floor
-//         of reading 1 GiB: flagged by the physics check, no speed points
+//         it, and the timed call only waits for the thread's word. Right answers, and calls that do
+//         no work. NOT caught today: on an H200 such a call still took 0.64 ms around it (the fixed
+//         cost of a remote call), above the 0.22 ms floor of reading 1 GiB, so the physics check,
+//         which flags only times below the floor, cannot see it, and it earns the speed points too.
+//         Kept in the suite so that the gap stays on record (grader/README.md, "Not defended").
 // exercise: max_reduction
 // base: none
-// earns: all but speed
+// earns: as the solution
 #include <cuda_runtime.h>
 
 #include <atomic>
