@@ -53,6 +53,7 @@ struct Observed {
   const char* first_id = "";    ///< the first stage's id
   double dram_floor_ms = 0;     ///< the compulsory 8 B/pixel at peak DRAM bandwidth
   double fp32_floor_ms = 0;     ///< (2r+1)^2 FMAs per pixel at peak FP32 (0: the peak is unknown)
+  double tensor_floor_ms = 0;   ///< the stage's Stage::tensor_flops at the TF32 tensor-core peak (0: none)
   double peak_dram_gbps = 0;
   double l2_mib = 0;
 };
@@ -96,6 +97,15 @@ struct Stage {
   CounterPrediction (*predict_counters)(const Conv2dArgs& problem);
   /// Why the stage took the time it took, next to the first stage, in a sentence or two.
   std::string (*explain)(const Observed& run);
+  /// Why the stage does not run this problem on this GPU, as one line (a radius below those it is
+  /// made for, or a GPU or build without the instructions it needs); empty if it runs. Programs show
+  /// the line and skip the stage, tests skip it; asked only where there is a GPU. nullptr: it runs
+  /// every problem cannot_run allows.
+  std::string (*skip_reason)(const Conv2dArgs& problem);
+  /// Floating-point operations the stage issues on tensor cores for the whole problem, the products
+  /// with the zeros of its formulation included; nullptr for stages that use FP32 FMAs only. At the
+  /// TF32 tensor-core peak this is the stage's own floor.
+  double (*tensor_flops)(int width, int height, int radius);
 };
 
 /// Every stage, in the text's order.
@@ -151,6 +161,45 @@ constexpr RegisterTiling register_tiling(int radius) {
 
 /// Stage 05 loads r columns of halo rounded up to whole float4s, so every tile row starts 16-byte aligned.
 constexpr int register_tiled_pad(int radius) { return (radius + 3) / 4 * 4; }
+
+/// Stage 06: tensor cores do the multiply-adds, as 3xTF32 products of input rows with Toeplitz
+/// matrices of the filter's rows (06_tensor_cores.cu). Below this radius it is skipped: there the
+/// DRAM floor is above the FP32 floor, so faster arithmetic has nothing to win.
+inline constexpr int TENSOR_MIN_RADIUS = 4;
+/// The tensor-core instruction's shape, mma.sync m16n8k8 (TF32): a 16 x 8 block of outputs gains a
+/// 16 x 8 by 8 x 8 product per instruction.
+inline constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;
+/// Products per output block and k-step: the big x big, big x small and small x big parts of 3xTF32.
+inline constexpr int TF32_PRODUCTS = 3;
+/// Stage 06's block: TENSOR_WARPS_X x TENSOR_WARPS_Y warps, each TENSOR_TILES_M x TENSOR_TILES_N
+/// output blocks of 16 x 8, so a block computes a 64 x 64 output tile.
+inline constexpr int TENSOR_WARPS_X = 2, TENSOR_WARPS_Y = 2, TENSOR_TILES_M = 2, TENSOR_TILES_N = 4;
+
+/// The k-steps of one filter row's product: 8 outputs of a row read 8 + 2r input columns, rounded up
+/// to whole steps of MMA_K. Only 2r + 1 of those columns meet a tap for any one output: the rest of
+/// each product multiplies zeros.
+constexpr int tensor_k_steps(int radius) { return (MMA_N + 2 * radius + MMA_K - 1) / MMA_K; }
+
+/// A float as a TF32 number (10 mantissa bits): rounded to nearest, ties away from zero, the low 13
+/// bits cleared, as the device's cvt.rna.tf32.f32 does. Infinities and NaN pass unchanged.
+float tf32_round(float x);
+/// x = big + small + (an error below 2^-22 |x|), both parts TF32: the split 3xTF32 multiplies with.
+struct Tf32Split {
+  float big, small;
+};
+Tf32Split split_tf32(float x);
+/// T_i[k][n] of stage 06: filter row @p i as a (8 k-steps) x 8 Toeplitz matrix, F[i][k - n] where
+/// 0 <= k - n <= 2r, else 0, so that (16 x K input block) x T_i adds row i's taps to 16 x 8 outputs.
+float toeplitz_entry(const std::vector<float>& filter, int radius, int i, int k, int n);
+/// The Toeplitz matrices of all 2r + 1 filter rows, split into TF32 parts and laid out as the mma's
+/// B fragments: for filter row i, k-step s and lane l (g = l / 4, t = l % 4) four floats
+/// {big, big, small, small} of T_i[8s + t][g] and T_i[8s + t + 4][g], at index ((i * steps + s) * 32 + l) * 4.
+std::vector<float> toeplitz_fragments(const std::vector<float>& filter, int radius);
+/// Floating-point operations stage 06 issues: per 16 x 8 output block, (2r + 1) x k-steps x 3 mma
+/// instructions of 16 x 8 x 8 multiply-adds (zeros included).
+double tensor_core_flops(int width, int height, int radius);
+/// The useful share of those: (2r + 1) taps of the 8 k-steps' columns, and one product of three.
+double tensor_core_useful_share(int radius);
 
 // ---- CPU reference (reference.cpp) ------------------------------------------------------------
 

@@ -87,8 +87,17 @@ CudnnConvolution::CudnnConvolution(int width, int height, int radius) : impl_(st
     throw std::runtime_error("cuDNN: the padded convolution does not keep the image size");
 }
 
+// FFT and Winograd algorithms transform the image and the filter and round in the transformed space:
+// their error is not bounded by the float bound of a sum of products that the chapter checks with.
+namespace {
+bool sums_products(cudnnConvolutionFwdAlgo_t algo) {
+  return algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT && algo != CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING &&
+         algo != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD && algo != CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+}  // namespace
+
 // Let cuDNN time every algorithm it has for this problem (sorted fastest first) on the problem's own
-// buffers, and take the fastest that ran and is not a tensor-core variant. (The variant without "Ex"
+// buffers, and take the fastest that ran, sums products (above) and is not a tensor-core variant. (The variant without "Ex"
 // times on buffers it allocates and never initializes, which compute-sanitizer's initcheck reports.)
 void CudnnConvolution::Impl::choose_algorithm(const float* in, const float* filter_data, float* out) {
   std::size_t largest = 0;
@@ -107,7 +116,7 @@ void CudnnConvolution::Impl::choose_algorithm(const float* in, const float* filt
                                                      search_space.bytes()));
   const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
   for (int i = 0; i < returned && best == nullptr; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && sums_products(perf[i].algo) && perf[i].mathType != CUDNN_TENSOR_OP_MATH &&
         perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
       best = &perf[i];
   if (best == nullptr) throw std::runtime_error("cuDNN found no fp32 forward algorithm for this problem");
@@ -132,6 +141,13 @@ std::string CudnnConvolution::algorithm() const { return algorithm_name(impl_->a
 
 std::size_t CudnnConvolution::workspace_bytes() const { return impl_->workspace.bytes(); }
 
+std::string CudnnConvolution::details() const {
+  const std::size_t workspace = workspace_bytes();
+  return cudnn_description() + ", algorithm " + algorithm() + " (the fastest fp32 one it measured), " +
+         (workspace == 0 ? std::string("no workspace") : std::to_string(workspace) + "-byte workspace") +
+         ", FMA math (no TF32)";
+}
+
 #else  // no cuDNN in this build
 
 struct CudnnConvolution::Impl {};
@@ -148,6 +164,7 @@ CudnnConvolution::~CudnnConvolution() = default;
 void CudnnConvolution::run(const float*, const float*, float*) { throw std::runtime_error(cudnn_description()); }
 std::string CudnnConvolution::algorithm() const { return "none"; }
 std::size_t CudnnConvolution::workspace_bytes() const { return 0; }
+std::string CudnnConvolution::details() const { return cudnn_description(); }
 
 #endif
 

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "ch07_convolution/library_baseline.hpp"
+
 namespace pmpp::ch07 {
 
 /// True when this build found cuDNN at configure time (PMPP_HAVE_CUDNN).
@@ -20,16 +22,18 @@ std::string cudnn_description();
 /// - zero padding r on each side, stride 1: output size equals input size, ghost cells are zero;
 /// - the fastest algorithm cudnnFindConvolutionForwardAlgorithmEx measures on the buffers of the
 ///   first run() (so call run() once before timing it), with its workspace.
-class CudnnConvolution {
+class CudnnConvolution : public LibraryConvolution {
  public:
   /// Throws std::runtime_error if cuDNN is not available or refuses the problem.
   CudnnConvolution(int width, int height, int radius);
-  ~CudnnConvolution();
+  ~CudnnConvolution() override;
   CudnnConvolution(const CudnnConvolution&) = delete;
   CudnnConvolution& operator=(const CudnnConvolution&) = delete;
 
   /// Enqueue out = in (*) filter on the default stream; all three are device pointers.
-  void run(const float* in, const float* filter, float* out);
+  void run(const float* in, const float* filter, float* out) override;
+  /// "cuDNN 9.19.0, algorithm IMPLICIT_PRECOMP_GEMM (...), no workspace, FMA math (no TF32)".
+  std::string details() const override;
   /// The algorithm cuDNN measured fastest, e.g. "IMPLICIT_PRECOMP_GEMM" (after the first run()).
   std::string algorithm() const;
   std::size_t workspace_bytes() const;

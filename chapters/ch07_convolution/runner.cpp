@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ch07_convolution/cudnn_baseline.hpp"
+#include "ch07_convolution/library_baseline.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/program.hpp"
 #include "pmpp/random.hpp"
@@ -159,6 +159,13 @@ Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer) {
   m.name = stage.id;
   m.stage = &stage;
   m.tile = effective_tile(stage, problem.options().tile);
+  if (stage.skip_reason != nullptr)
+    if (const std::string why = stage.skip_reason(problem.args()); !why.empty()) {  // not this problem or GPU
+      m.status = "skipped";
+      m.why = std::string(stage.id) + " skipped: " + why;
+      print_check(stage.id, "skipped: " + why);
+      return m;
+    }
   m.ran = true;
   const CheckResult check = problem.check(stage);
   m.passed = check.ok();
@@ -168,24 +175,26 @@ Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer) {
   return m;
 }
 
-Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
+Measurement measure_library(Problem& problem, const LibraryBaseline& library, KernelTimer& timer) {
   Measurement m;
-  m.name = "cuDNN";
+  m.name = library.name;
   m.status = "skipped";
-  if (!cudnn_available()) {
-    m.why = cudnn_description();
+  if (!library.available()) {
+    m.why = library.description();
     print_check(m.name, m.why);
     return m;
   }
   const Options& o = problem.options();
-  std::unique_ptr<CudnnConvolution> conv;
-  const Launch launch = [&](const Conv2dArgs& a) { conv->run(a.in, a.filter, a.out); };
+  std::unique_ptr<LibraryConvolution> conv;
   CheckResult check;
-  try {  // the first run also measures cuDNN's algorithms on this problem
-    conv = std::make_unique<CudnnConvolution>(o.width, o.height, o.radius);
-    check = problem.check(launch);
+  try {  // the first run also lets a library measure its algorithms on this problem
+    conv = library.make(o.width, o.height, o.radius);
+    check = problem.check([&](const Conv2dArgs& a) {
+      conv->prepare(a.in, a.filter);
+      conv->run(a.in, a.filter, a.out);
+    });
   } catch (const std::runtime_error& e) {  // the library refused this problem: say so in its row
-    m.why = std::string("cuDNN could not run: ") + e.what();
+    m.why = std::string(library.name) + " could not run: " + e.what();
     print_check(m.name, m.why);
     return m;
   }
@@ -193,12 +202,9 @@ Measurement measure_cudnn(Problem& problem, KernelTimer& timer) {
   m.passed = check.ok();
   m.status = m.passed ? "PASS" : "FAIL";
   print_check(m.name, check.summary());
-  const std::size_t workspace = conv->workspace_bytes();
-  print_check("", cudnn_description() + ", algorithm " + conv->algorithm() +
-                      " (the fastest fp32 one it measured), " +
-                      (workspace == 0 ? std::string("no workspace") : std::to_string(workspace) + "-byte workspace") +
-                      ", FMA math (no TF32)");
-  if (m.passed) m.timing = problem.time(launch, timer);
+  print_check("", conv->details());
+  // Timed like a stage: the call alone, on the input prepare() set up during the check.
+  if (m.passed) m.timing = problem.time([&](const Conv2dArgs& a) { conv->run(a.in, a.filter, a.out); }, timer);
   return m;
 }
 
@@ -208,8 +214,10 @@ Floors floors(const Options& o, const DeviceInfo& d) {
   f.dram_ms = d.ms_at_peak_dram(compulsory_bytes(o.width, o.height));
   f.fp32_tflops = d.peak_fp32_gflops / 1000.0;
   f.fma_ms = d.ms_at_peak_fp32(2.0 * pixels * filter_dim(o.radius) * filter_dim(o.radius));
+  f.tf32_tflops = d.peak_tf32_gflops / 1000.0;
   return f;
 }
+
 
 // ---- The program ----------------------------------------------------------------------------------
 
@@ -243,7 +251,7 @@ int run_sweep(const std::string& program, const Options& options, int argc, char
     Problem problem(at_r);  // its own image, filter and reference for each radius
     for (const Stage& stage : stages())
       if (stage.beyond_text && r <= stage.max_radius) row.runs.push_back(measure(problem, stage, timer));
-    for (const Measurement& m : row.runs) all_passed = all_passed && m.passed;
+    for (const Measurement& m : row.runs) all_passed = all_passed && (m.passed || !m.ran);
     rows.push_back(std::move(row));
   }
   std::printf("\n");
@@ -307,7 +315,8 @@ int run_program(const std::string& program, const std::string& summary, const st
     std::vector<Measurement> runs;
     for (const Stage* s : run)
       if (options.radius <= s->max_radius) runs.push_back(measure(problem, *s, timer));
-    if (is_whole_chapter(list)) runs.push_back(measure_cudnn(problem, timer));
+    if (is_whole_chapter(list))
+      for (const LibraryBaseline& library : library_baselines()) runs.push_back(measure_library(problem, library, timer));
     for (const Measurement& m : runs) all_passed = all_passed && (m.passed || !m.ran);
 
     std::printf("\n");
@@ -318,7 +327,7 @@ int run_program(const std::string& program, const std::string& summary, const st
     for (const std::string& line : explain_times(runs, options, device))
       results.add_note(line);  // printed with the table, and the record keeps them with the numbers
     results.print(std::cout);
-    const std::string what = list.size() > 1 ? "Stages side by side with cuDNN"
+    const std::string what = list.size() > 1 ? "Stages side by side with the libraries"
                              : run.size() > 1 ? std::string("Stage ") + list.front()->id + " next to " + run.front()->id
                                               : std::string("Stage ") + list.front()->id;
     record.add("launches", "How each stage was launched", launches);

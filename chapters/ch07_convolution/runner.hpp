@@ -1,8 +1,8 @@
 /// @file runner.hpp
 /// @brief What every chapter-7 program does: options, the text's analysis, inputs, the checked and
 /// timed runs, and the tables that put the measurement next to the analysis. A stage program lists one
-/// stage and times it next to the first; the side-by-side program lists every stage, adds cuDNN, and
-/// offers `--sweep`. Both are run_program() with a different list.
+/// stage and times it next to the first; the side-by-side program lists every stage, adds the libraries
+/// (cuDNN, NPP), and offers `--sweep`. Both are run_program() with a different list.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ch07_convolution/convolution.hpp"
+#include "ch07_convolution/library_baseline.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/cli.hpp"
 #include "pmpp/device_info.hpp"
@@ -83,7 +84,7 @@ class Problem {
 
 /// One row of the results: a stage or the library baseline.
 struct Measurement {
-  std::string name;                    ///< the stage's id, or "cuDNN"
+  std::string name;                    ///< the stage's id, or the library's name
   const Stage* stage = nullptr;        ///< null for the library
   int tile = 0;                        ///< the input tile it ran with (0: no choice)
   bool ran = false;                    ///< false: not available; `status` and `why` say so
@@ -93,18 +94,21 @@ struct Measurement {
   std::optional<LaunchConfig> config;  ///< grid, block, shared memory (stages only)
   Timing timing;
 };
-/// Check @p stage (printing its check line) and, if it passed, time it.
+/// Check @p stage (printing its check line) and, if it passed, time it; or, where its skip_reason
+/// names one, a skipped row that says why.
 Measurement measure(Problem& problem, const Stage& stage, KernelTimer& timer);
-/// The same for cuDNN, or a skipped row that says why there is none.
-Measurement measure_cudnn(Problem& problem, KernelTimer& timer);
+/// The same for a library (prepare() untimed, run() timed), or a skipped row that says why there is none.
+Measurement measure_library(Problem& problem, const LibraryBaseline& library, KernelTimer& timer);
 
-/// The two limits a 2D convolution cannot beat on this device, in milliseconds.
+/// The limits a 2D convolution cannot beat on this device, in milliseconds.
 struct Floors {
   double dram_ms = 0;      ///< the compulsory 8 B/pixel at the device's peak DRAM bandwidth
   double fma_ms = 0;       ///< (2r+1)^2 FMAs per pixel at the device's peak FP32 rate (0 if unknown)
   double fp32_tflops = 0;  ///< that peak, 2 operations per FMA
+  double tf32_tflops = 0;  ///< the dense TF32 tensor-core peak (0 if unknown), for stages with tensor_flops
 };
 Floors floors(const Options& options, const DeviceInfo& device);
+
 
 // ---- Tables (tables.cpp) -----------------------------------------------------------------------
 
@@ -118,8 +122,9 @@ Table fig_7_14_table();
 Table profile_table(const std::vector<const Stage*>& list, const Options& options);
 /// How each measured stage was launched: grid, block, shared memory.
 Table launch_table(const std::vector<Measurement>& runs);
-/// Time, compulsory GB/s, % of the DRAM floor, GFLOP/s and speed-ups against the first row and, when
-/// it passed, cuDNN; then the two floors as rows of their own (time, GB/s and GFLOP/s only).
+/// Time, compulsory GB/s, % of the DRAM floor, GFLOP/s and speed-ups against the first row and each
+/// library that passed; then the floors as rows of their own (time, GB/s and GFLOP/s only): DRAM, FP32
+/// and, for each stage that ran on tensor cores, its tensor-core floor.
 Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
 /// From the times in @p runs, why each stage is as fast as it is (Stage::explain), one line each,
 /// after a heading line.
@@ -139,7 +144,7 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device);
 // ---- The program (runner.cpp) ------------------------------------------------------------------
 
 /// The whole program: options, the analysis, and on a GPU the checked and timed runs of the stages
-/// (stages_to_run(list)) and, for the whole chapter, of cuDNN; or with --sweep the radius sweep.
+/// (stages_to_run(list)) and, for the whole chapter, of the libraries (cuDNN, NPP); or with --sweep the radius sweep.
 /// Returns the exit status (program.hpp).
 int run_program(const std::string& program, const std::string& summary, const std::vector<const Stage*>& list,
                 int argc, char** argv);

@@ -266,6 +266,57 @@ std::string explain_register_tiled(const Observed& o) {
 }
 }  // namespace
 
+// ---- 06_tensor_cores (06_tensor_cores.cu) -----------------------------------------------------------
+
+void convolution_2D_tensor_cores_upload_filter(const float* host_filter, int radius);
+LaunchConfig convolution_2D_tensor_cores(const Conv2dArgs& args);
+std::string tensor_cores_skip_reason(const Conv2dArgs& problem);
+
+namespace {
+/// The text's model applied to its tile: a block loads its (64 + 8 (k-steps - 1)) x (64 + 2r) input
+/// tile once for its 64 x 64 outputs.
+double tensor_cores_op_per_byte(int radius, int) {
+  const double out_w = TENSOR_WARPS_X * TENSOR_TILES_N * MMA_N, out_h = TENSOR_WARPS_Y * TENSOR_TILES_M * MMA_M;
+  const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
+  const double loaded = (out_w + MMA_K * (tensor_k_steps(radius) - 1.0)) * (out_h + 2.0 * radius);
+  return out_w * out_h * taps * 2.0 / (loaded * 4.0);
+}
+
+CounterPrediction tensor_cores_counters(const Conv2dArgs& p) {
+  // The staging loads: consecutive threads read consecutive floats of the input tile, row after row,
+  // from column bx * 64 - r, which is rarely 32-byte aligned.
+  const int r = p.radius, steps = tensor_k_steps(r);
+  const int in_cols = TENSOR_WARPS_X * TENSOR_TILES_N * MMA_N + MMA_K * (steps - 1);
+  const int in_rows = TENSOR_WARPS_Y * TENSOR_TILES_M * MMA_M + 2 * r;
+  SectorCount count;
+  for (int bx = 8; bx < 10; ++bx)
+    for (int first = 0; first < in_rows * in_cols; first += 32) {
+      std::vector<long long> lanes;
+      for (int e = first; e < std::min(first + 32, in_rows * in_cols); ++e)
+        lanes.push_back(pixel_byte(256 - r + e / in_cols, bx * 64 - r + e % in_cols, p.width));
+      count.add(lanes, 4);
+    }
+  return {count.per_request(), 32, 0,
+          "fragment loads: 16 bytes a lane, rows g and g+1 64 bytes apart mod 128 (odd row stride): no conflict",
+          "not used: the filter's Toeplitz fragments come from global memory into shared memory",
+          "the staging stores (two 4-byte stores per pixel into the split layout) conflict 2-way; the counters "
+          "for loads (op_ld) see none"};
+}
+
+std::string explain_tensor_cores(const Observed& o) {
+  std::string s = "Tensor floor " + fixed(o.tensor_floor_ms, 4) + " ms (" +
+                  fixed(100.0 * tensor_core_useful_share(o.radius), 0) +
+                  "% of its products useful: 2r+1 taps of " + std::to_string(MMA_K * tensor_k_steps(o.radius)) +
+                  " columns, one product of three), FP32 floor " + fixed(o.fp32_floor_ms, 4) + " ms, DRAM floor " +
+                  fixed(o.dram_floor_ms, 4) + " ms: ";
+  if (o.fp32_floor_ms > 0 && o.ms < o.fp32_floor_ms) return s + "faster than any FP32-FMA kernel could be.";
+  return s + "not below the FP32 floor here" +
+         (o.tensor_floor_ms > 0 ? std::string(" (it ran at ") + fixed(100.0 * o.tensor_floor_ms / o.ms, 0) +
+                                      "% of its tensor floor)."
+                                : std::string("."));
+}
+}  // namespace
+
 // ---- The table ------------------------------------------------------------------------------------
 
 namespace {
@@ -274,28 +325,33 @@ const std::vector<Stage> kStages = {
      nullptr, convolution_2D_basic, convolution_2D_basic_round_trip,
      [](int radius, int) { return basic_op_per_byte(radius); },
      "the model counts every tap as a global load, but L1/L2 serve the (2r+1)^2-fold re-reads of each pixel",
-     basic_counters, explain_basic},
+     basic_counters, explain_basic, nullptr, nullptr},
     {"02_constant_memory", "filter in constant memory", "PMPP sec. 7.3, Fig 7.9", false, MAX_FILTER_RADIUS, {},
      nullptr, convolution_2D_const_mem_upload_filter, convolution_2D_const_mem, nullptr,
      [](int radius, int) { return constant_memory_op_per_byte(radius); },
      "the filter never was DRAM traffic (an L1 broadcast), and L1/L2 serve the pixel re-reads as in 01",
-     constant_memory_counters, explain_constant_memory},
+     constant_memory_counters, explain_constant_memory, nullptr, nullptr},
     {"03_tiled_halo", "tiled, input-sized blocks", "PMPP sec. 7.4, Fig 7.12", false, MAX_FILTER_RADIUS,
      tiled_in_tile_dims(), [](const Conv2dArgs& p) { return tiled_tile_error(p.tile, p.radius, p.height); },
      convolution_tiled_2D_const_mem_upload_filter, convolution_tiled_2D_const_mem, nullptr,
      [](int radius, int tile) { return tiled_op_per_byte(tile == 0 ? DEFAULT_IN_TILE_DIM : tile, radius); },
      "the model charges each tile's halo to DRAM, but the neighbouring tile just loaded it: L2 serves it",
-     tiled_counters, explain_tiled},
+     tiled_counters, explain_tiled, nullptr, nullptr},
     {"04_cached_halo", "tiled, halo from the caches", "PMPP sec. 7.5, Fig 7.15", false, MAX_FILTER_RADIUS, {},
      nullptr, convolution_cached_tiled_2D_const_mem_upload_filter, convolution_cached_tiled_2D_const_mem, nullptr,
      [](int radius, int) { return cached_halo_op_per_byte(radius); },
      "model and DRAM agree: its halo reads are the L1/L2 hits the model assumes", cached_halo_counters,
-     explain_cached_halo},
+     explain_cached_halo, nullptr, nullptr},
     {"05_register_tiled", "register tiles, float4 loads", "beyond PMPP: register tiles and prefetching", true,
      MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_register_tiled_upload_filter, convolution_2D_register_tiled,
      nullptr, [](int radius, int) { return register_tiled_op_per_byte(radius); },
      "the model on its output tile (halo rounded up to float4s); L2 serves the halo, so DRAM reads each pixel once",
-     register_tiled_counters, explain_register_tiled},
+     register_tiled_counters, explain_register_tiled, nullptr, nullptr},
+    {"06_tensor_cores", "tensor cores, 3xTF32", "beyond PMPP: Toeplitz products on tensor cores", true,
+     MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_tensor_cores_upload_filter, convolution_2D_tensor_cores, nullptr,
+     tensor_cores_op_per_byte,
+     "the model on its output tile (k-steps' reach rounded to 8 columns); L2 serves the halo as in 05",
+     tensor_cores_counters, explain_tensor_cores, tensor_cores_skip_reason, tensor_core_flops},
 };
 }  // namespace
 

@@ -22,6 +22,16 @@ Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
   const double dram = flops(o.width, o.height, o.radius) / (0.5 * compulsory_bytes(o.width, o.height));
   for (const Stage* s : list)
     t.add_row({s->id, Cell::num(s->text_op_per_byte(o.radius, o.tile), 2), Cell::num(dram, 2), s->model_note});
+  for (const Stage* s : list)  // the work a tensor-core stage does beyond the useful FMAs, on any GPU
+    if (s->tensor_flops != nullptr && o.radius >= TENSOR_MIN_RADIUS) {
+      const int steps = tensor_k_steps(o.radius), d = filter_dim(o.radius);
+      t.add_note(std::string(s->id) + ": " + std::to_string(d) + " filter rows x " + std::to_string(steps) +
+                 " k-steps x " + std::to_string(TF32_PRODUCTS) + " products = " +
+                 std::to_string(d * steps * TF32_PRODUCTS) + " mma.sync m16n8k8 per 16 x 8 outputs; " +
+                 fixed(100.0 * tensor_core_useful_share(o.radius), 0) + "% of their multiply-adds are the "
+                 "convolution's (" + std::to_string(d) + " taps of " + std::to_string(MMA_K * steps) +
+                 " columns, 1 product of 3).");
+    }
   t.add_note("text model: operations per byte loaded from global memory as sections 7.2-7.5 count them.");
   t.add_note("DRAM-read: operations per byte when DRAM delivers each pixel once (caches catch every re-read), "
              "counting loads only, like the model. It equals the text's bound for an infinitely large tile, "
@@ -83,12 +93,12 @@ Table launch_table(const std::vector<Measurement>& runs) {
 }
 
 Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device) {
-  const Measurement* library = nullptr;
+  std::vector<const Measurement*> libraries;  // each library that passed gets a "vs" column
   for (const auto& r : runs)
-    if (r.stage == nullptr && r.passed) library = &r;
+    if (r.stage == nullptr && r.passed) libraries.push_back(&r);
   const std::string first = runs.empty() ? "" : runs.front().name;
   std::vector<std::string> columns{"stage", "check", "median ms", "GB/s", "% of floor", "GFLOP/s", "vs " + first};
-  if (library) columns.push_back("vs " + library->name);
+  for (const Measurement* library : libraries) columns.push_back("vs " + library->name);
   Table t(columns);
 
   const double bytes = compulsory_bytes(o.width, o.height);
@@ -107,7 +117,7 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
                               Cell::num(100.0 * f.dram_ms / ms, 1),
                               Cell::num(gflop_per_s(ops, ms), 0),
                               first_ms > 0 ? Cell::num(first_ms / ms, 2) : Cell::none()};
-      if (library) cells.push_back(Cell::num(library->timing.median_ms / ms, 2));
+      for (const Measurement* library : libraries) cells.push_back(Cell::num(library->timing.median_ms / ms, 2));
       t.add_row(cells);
     }
     if (!r.why.empty()) t.add_note(r.why);  // it names what was skipped
@@ -119,12 +129,25 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   if (f.fma_ms > 0)
     t.add_row({"limit: FP32 floor", Cell::none(), Cell::num(f.fma_ms, 4), Cell::none(), Cell::none(),
                Cell::num(gflop_per_s(ops, f.fma_ms), 0)});
+  std::string tensor_note;
+  for (const auto& r : runs) {  // a stage on tensor cores has a floor of its own: its products at their peak
+    if (!r.passed || r.stage == nullptr || r.stage->tensor_flops == nullptr || f.tf32_tflops <= 0) continue;
+    const double tensor_ops = r.stage->tensor_flops(o.width, o.height, o.radius);
+    const double ms = tensor_ops / (f.tf32_tflops * 1e9);
+    t.add_row({"limit: tensor floor", Cell::none(), Cell::num(ms, 4), Cell::none(), Cell::none(),
+               Cell::num(gflop_per_s(ops, ms), 0)});
+    tensor_note = "limit: tensor floor = " + r.name + "'s " + fixed(tensor_ops / 1e12, 2) +
+                  " TFLOP of TF32 products (zeros and the 3xTF32 corrections included) at the dense TF32 peak " +
+                  fixed(f.tf32_tflops, 0) + " TFLOP/s = " + fixed(ms, 4) + " ms; its GFLOP/s counts the useful "
+                  "FMAs only.";
+  }
   t.add_note("limit: DRAM floor = the compulsory 8 B/pixel (each pixel read once, written once) at peak DRAM " +
              fixed(device.peak_dram_gbps, 0) + " GB/s = " + fixed(f.dram_ms, 4) + " ms.");
   if (f.fma_ms > 0)
     t.add_note("limit: FP32 floor = " + std::to_string(filter_dim(o.radius) * filter_dim(o.radius)) +
                " FMAs/pixel at " + fixed(f.fp32_tflops, 1) + " TFLOP/s (" + std::to_string(device.sm_count) +
                " SMs at the peak clock) = " + fixed(f.fma_ms, 4) + " ms.");
+  if (!tensor_note.empty()) t.add_note(tensor_note);
   t.add_note("GB/s counts the compulsory bytes; '% of floor' = DRAM floor / time, the same as GB/s over peak "
              "DRAM GB/s.");
   t.add_note("'vs X' = X's time / this row's time: above 1 is faster than X.");
@@ -157,6 +180,8 @@ std::vector<std::string> explain_times(const std::vector<Measurement>& runs, con
     seen.width = o.width, seen.height = o.height, seen.radius = o.radius, seen.tile = r.tile;
     seen.ms = r.timing.median_ms, seen.first_ms = first->timing.median_ms, seen.first_id = first_stage.id;
     seen.dram_floor_ms = f.dram_ms, seen.fp32_floor_ms = f.fma_ms;
+    if (r.stage->tensor_flops != nullptr && f.tf32_tflops > 0)
+      seen.tensor_floor_ms = r.stage->tensor_flops(o.width, o.height, o.radius) / (f.tf32_tflops * 1e9);
     seen.peak_dram_gbps = device.peak_dram_gbps, seen.l2_mib = device.l2_bytes / 1048576.0;
     std::string line = std::string("- ") + r.name + ": ";
     if (r.stage != &first_stage) {
@@ -179,7 +204,8 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
   std::vector<std::string> columns{"radius", "filter", "DRAM floor ms", "FP32 floor ms", "bound by"};
   const std::size_t swept = rows.empty() ? 0 : rows.front().runs.size();
   if (!rows.empty())
-    for (const Measurement& m : rows.front().runs) columns.push_back(m.name + " ms");
+    for (const Measurement& m : rows.front().runs)  // "05 ms": the stage's number keeps the table narrow
+      columns.push_back(m.name.substr(0, m.name.find('_')) + " ms");
   if (swept > 1) columns.push_back("best");  // with one stage, the best is that stage
   columns.push_back("% of floor");
   Table t(columns);
@@ -202,8 +228,12 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
              " GB/s; FP32 floor: (2r+1)^2 FMAs/pixel at " +
              fixed(rows.empty() ? 0.0 : rows.front().floors.fp32_tflops, 1) + " TFLOP/s (" +
              std::to_string(device.sm_count) + " SMs at the peak clock).");
-  t.add_note(swept > 1 ? "'% of floor' = the higher floor / the best stage's time: 100 would be the hardware's limit."
-                       : "'% of floor' = the higher floor / the stage's time: 100 would be the hardware's limit.");
+  if (!rows.empty())
+    for (const Measurement& m : rows.front().runs)
+      t.add_note(m.name.substr(0, m.name.find('_')) + " ms: the median time of " + m.name + ".");
+  t.add_note(std::string(swept > 1 ? "'% of floor' = the higher floor / the best stage's time" :
+                                     "'% of floor' = the higher floor / the stage's time") +
+             ": 100 is the limit for FP32 FMAs; a stage on tensor cores can pass it where FP32 is the higher floor.");
   return t;
 }
 

@@ -123,7 +123,8 @@ TEST_CASE("predicted sectors per request agree with what Nsight Compute counted"
       {2, 4096, 4, 0, 4.982},  {3, 4096, 4, 0, 1.338},  {4, 4096, 4, 0, 18.21},  {0, 4096, 8, 0, 2.908},
       {1, 4096, 8, 0, 4.816},  {2, 4096, 8, 0, 3.992},  {3, 4096, 8, 0, 1.541},  {4, 4096, 8, 0, 15.93},
       {2, 4096, 3, 8, 7.988},  {2, 4096, 4, 16, 5.992}, {4, 4093, 2, 0, 5.186}};
-  REQUIRE(stages().size() == 5);  // the rows above name the stages by position
+  // The rows above name the first five stages by position; stage 06 has no recorded count yet.
+  REQUIRE(stages().size() >= 5);
   for (const Counted& c : counted) {
     const Stage& s = stages()[c.stage];
     INFO(s.id << " width " << c.width << " radius " << c.radius << " tile " << c.tile);

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "ch07_convolution/convolution.hpp"
-#include "ch07_convolution/cudnn_baseline.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/random.hpp"
@@ -22,7 +21,8 @@ using namespace pmpp::ch07;
 
 namespace {
 // 1x1, single rows and columns, primes, tile +- 1 (stage 03's tiles are 32 input and 32 - 2r output
-// pixels wide, stage 04's 32, stage 05's 64), narrower than a tile, non-square both ways. Widths that
+// pixels wide, stage 04's 32, stage 05's 64, stage 06's 64 x 64), narrower than a tile, non-square
+// both ways. Widths that
 // are multiples of 4 take stage 05's float4 path, the others its scalar path.
 const std::vector<std::pair<int, int>> kSizes{{1, 1},   {1, 37},   {37, 1},  {31, 31}, {32, 32},  {33, 33},
                                               {28, 29}, {17, 95},  {95, 17}, {64, 3},  {127, 61}, {200, 131},
@@ -52,20 +52,27 @@ void check_one(const Stage& stage, int w, int h, int radius, bool exact, std::ui
   CHECK(result.ok());
 }
 
+// True where the stage's row says it does not run this problem on this GPU (Stage::skip_reason).
+bool skips(const Stage& stage, int w, int h, int radius, int tile = 0) {
+  return stage.skip_reason != nullptr && !stage.skip_reason({nullptr, nullptr, nullptr, w, h, radius, tile}).empty();
+}
+
 void check_stage(const Stage& stage, bool exact, std::uint64_t seed) {
-  for (int radius = 1; radius <= stage.max_radius; ++radius)
+  for (int radius = 1; radius <= stage.max_radius; ++radius) {
+    if (skips(stage, 64, 64, radius)) continue;
     for (auto [w, h] : kSizes) {
       DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " r=" << radius) { check_one(stage, w, h, radius, exact, seed); }
     }
+  }
 }
 
 }  // namespace
 
-TEST_CASE("the stage table lists the text's four stages and one beyond, in order", "[stages]") {
+TEST_CASE("the stage table lists the text's four stages and two beyond, in order", "[stages]") {
   std::vector<std::string> ids;
   for (const Stage& s : stages()) ids.push_back(s.id);
   CHECK(ids == std::vector<std::string>{"01_basic", "02_constant_memory", "03_tiled_halo", "04_cached_halo",
-                                        "05_register_tiled"});
+                                        "05_register_tiled", "06_tensor_cores"});
   for (const Stage& s : stages()) {
     INFO(s.id);
     CHECK(s.max_radius == MAX_FILTER_RADIUS);
@@ -75,8 +82,8 @@ TEST_CASE("the stage table lists the text's four stages and one beyond, in order
     CHECK(s.explain != nullptr);
     CHECK(std::string(s.model_note).size() > 0);
   }
-  // The first stage takes the filter by pointer and writes its host round trip out; the others use
-  // constant memory and DeviceBuffer. Only the stage beyond the text is swept.
+  // The first stage takes the filter by pointer and writes its host round trip out; the others upload
+  // it (to constant or global memory) and use DeviceBuffer. Only the stages beyond the text are swept.
   CHECK(stages().front().upload_filter == nullptr);
   CHECK(stages().front().round_trip != nullptr);
   for (std::size_t i = 1; i < stages().size(); ++i) {
@@ -104,6 +111,7 @@ TEST_CASE("stages with a tile choice are exact with every compiled tile that lea
       for (int radius = 1; radius <= stage.max_radius; ++radius)
         for (auto [w, h] : kSizes) {
           if (stage.cannot_run && !stage.cannot_run({nullptr, nullptr, nullptr, w, h, radius, tile}).empty()) continue;
+          if (skips(stage, w, h, radius, tile)) continue;
           DYNAMIC_SECTION(stage.id << " tile " << tile << " " << w << "x" << h << " r=" << radius) {
             check_one(stage, w, h, radius, true, 31, {tile, 0});
           }
@@ -140,13 +148,16 @@ TEST_CASE("stages accept rows that are not 16-byte aligned", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
   // A width that is a multiple of 4 but pointers one float off: stage 05 must notice and fall back
   // to scalar accesses (a float4 access there is a misaligned-address error).
-  for (const Stage& stage : stages())
+  for (const Stage& stage : stages()) {
+    const int r = skips(stage, 64, 64, 3) ? TENSOR_MIN_RADIUS : 3;  // stage 06 starts at r = 4
+    if (skips(stage, 64, 64, r)) continue;
     for (std::size_t misalign : {1, 2, 3})
       for (auto [w, h] : std::vector<std::pair<int, int>>{{64, 64}, {68, 33}, {200, 131}}) {
-        DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " misaligned by " << misalign) {
-          check_one(stage, w, h, 3, true, 41, {0, misalign});
+        DYNAMIC_SECTION(stage.id << " " << w << "x" << h << " r=" << r << " misaligned by " << misalign) {
+          check_one(stage, w, h, r, true, 41, {0, misalign});
         }
       }
+  }
 }
 
 TEST_CASE("a one-hot image reveals a flipped or transposed filter", "[gpu][stages]") {
@@ -159,6 +170,7 @@ TEST_CASE("a one-hot image reveals a flipped or transposed filter", "[gpu][stage
     for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i + 1);
     const auto want = convolution_2D_reference(image, filter, w, h, r);
     for (const Stage& stage : stages()) {
+      if (skips(stage, w, h, r)) continue;
       INFO(stage.id << " r=" << r);
       CHECK(ch07_test::run_stage(stage, image, filter, w, h, r) == want);
     }
@@ -168,10 +180,12 @@ TEST_CASE("a one-hot image reveals a flipped or transposed filter", "[gpu][stage
 TEST_CASE("running a stage twice gives the same result", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
   const auto in = pmpp::random_floats(70 * 50, 5);
-  const auto filter = pmpp::random_floats(49, 6);
   for (const Stage& stage : stages()) {
-    INFO(stage.id);
-    CHECK(ch07_test::run_stage(stage, in, filter, 70, 50, 3) == ch07_test::run_stage(stage, in, filter, 70, 50, 3));
+    const int r = skips(stage, 70, 50, 3) ? TENSOR_MIN_RADIUS : 3;  // stage 06 starts at r = 4
+    if (skips(stage, 70, 50, r)) continue;
+    const auto filter = pmpp::random_floats(static_cast<std::size_t>(filter_dim(r)) * filter_dim(r), 6);
+    INFO(stage.id << " r=" << r);
+    CHECK(ch07_test::run_stage(stage, in, filter, 70, 50, r) == ch07_test::run_stage(stage, in, filter, 70, 50, r));
   }
 }
 
@@ -204,7 +218,7 @@ TEST_CASE("every stage indexes images of more than 2^31 pixels", "[gpu][stages][
     SKIP("needs " << (2 * capacity * sizeof(float) >> 30) << " GiB of free device memory, this GPU has "
                   << (free_bytes >> 30) << " GiB free");
   pmpp::DeviceBuffer<float> in(capacity), out(capacity);
-  const int r = 2, d = filter_dim(r);
+  const int r = TENSOR_MIN_RADIUS, d = filter_dim(r);  // a radius every stage runs
   const auto filter = pmpp::random_small_ints(static_cast<std::size_t>(d) * d, 51, -3, 3);
 
   for (auto [w, h] : std::vector<std::pair<int, int>>{{40000, 60000}, {39999, 60001}}) {  // float4 and scalar paths
@@ -226,6 +240,7 @@ TEST_CASE("every stage indexes images of more than 2^31 pixels", "[gpu][stages][
     windows.push_back({H - 4, W / 2, 4, 16});
 
     for (const Stage& stage : stages()) {
+      if (skips(stage, w, h, r)) continue;
       INFO(stage.id << " " << w << "x" << h);
       out.poison();
       if (stage.upload_filter) stage.upload_filter(filter.data(), r);
@@ -252,21 +267,23 @@ TEST_CASE("every stage indexes images of more than 2^31 pixels", "[gpu][stages][
   }
 }
 
-TEST_CASE("the cuDNN baseline computes the same convolution", "[gpu][stages][cudnn]") {
+TEST_CASE("stage rows with a skip reason skip below their radius and run above it", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
-  if (!cudnn_available()) SKIP(cudnn_description());
-  for (auto [w, h, r] : std::vector<std::tuple<int, int, int>>{{67, 45, 3}, {1, 37, 1}, {200, 131, 4}}) {
-    DYNAMIC_SECTION(w << "x" << h << " r=" << r) {
-      const Inputs x = make_inputs(w, h, r, false, 61);
-      pmpp::DeviceBuffer<float> d_in(x.in), d_filter(x.filter), d_out(static_cast<std::size_t>(w) * h);
-      d_out.poison();
-      CudnnConvolution conv(w, h, r);
-      conv.run(d_in.data(), d_filter.data(), d_out.data());
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const auto result = pmpp::compare(d_out.to_host(), convolution_2D_reference(x.in, x.filter, w, h, r),
-                                        pmpp::Tolerance{float_error_bound(x.filter, 1.0f), 0});
-      INFO(conv.algorithm() << ": " << result.summary());
-      CHECK(result.ok());
+  int with_reason = 0;
+  for (const Stage& stage : stages()) {
+    if (stage.skip_reason == nullptr) continue;
+    ++with_reason;
+    INFO(stage.id);
+    // Below TENSOR_MIN_RADIUS: one line that says why, on every GPU.
+    const std::string below = stage.skip_reason({nullptr, nullptr, nullptr, 64, 64, TENSOR_MIN_RADIUS - 1, 0});
+    CHECK_FALSE(below.empty());
+    CHECK(below.find('\n') == std::string::npos);
+    // At TENSOR_MIN_RADIUS it runs, unless this GPU lacks the instructions: then it says which it needs.
+    const std::string at = stage.skip_reason({nullptr, nullptr, nullptr, 64, 64, TENSOR_MIN_RADIUS, 0});
+    if (!at.empty()) {
+      CHECK(at.find("compute capability 8.0") != std::string::npos);
+      SKIP(stage.id << " skipped on this GPU: " << at);
     }
   }
+  CHECK(with_reason > 0);  // the tensor-core stage has one: this test must check something
 }

@@ -1,14 +1,19 @@
 // ch07_image_filter: filter a picture on the GPU with a named mask, check every output byte against
-// the CPU reference, time the kernel, and write the result as PGM/PPM.
+// the CPU reference, time the kernel next to NPP (where this build has it), and write the result as
+// PGM/PPM.
 //
 //   ch07_image_filter --image in.ppm --filter sharpen --out out.ppm
 //   ch07_image_filter --filter box --mask-width 9 --mask-height 3 --out blurred.ppm   (built-in picture)
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ch07_convolution/image_filter/image.hpp"
+#include "ch07_convolution/image_filter/image_npp.hpp"
+#include "ch07_convolution/npp_support.hpp"
 #include "pmpp/check.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/program.hpp"
@@ -120,6 +125,45 @@ void print_labelled(const std::string& label, const std::string& text) {
   std::fputs(wrap_text(text, label, std::string(label.size(), ' ')).c_str(), stdout);
 }
 
+/// What a filter under test reads and writes: the picture and its reference on the host, and the
+/// device buffers every filter of the program shares.
+struct Buffers {
+  const Image& input;
+  const Image& reference;
+  const DeviceBuffer<std::uint8_t>& d_in;
+  DeviceBuffer<std::uint8_t>& d_out;
+};
+
+/// Run @p filter (which enqueues one filtering of d_in into d_out) twice and check each output
+/// against the reference within @p levels, printing one line per run and one for the input; the
+/// first run's output goes to @p result unless it is null. Every byte value is a valid pixel, so no
+/// single poison value can expose an output the filter never wrote. Two runs can: a skipped byte
+/// keeps 0x00 in one and 0xFF in the other, and while 2 x @p levels < 255 at most one of those is
+/// within @p levels of the reference.
+bool check_twice(const Buffers& b, const std::string& who, int levels, const std::function<void()>& filter,
+                 Image* result = nullptr) {
+  bool ok = true;
+  const Tolerance tolerance{static_cast<double>(levels), 0};
+  for (const int poison : {0x00, 0xFF}) {
+    CUDA_CHECK(cudaMemset(b.d_out.data(), poison, b.d_out.bytes()));
+    filter();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    Image got(b.input.width, b.input.height, b.input.channels);
+    got.pixels = b.d_out.to_host();
+    const CheckResult check = compare(got.pixels, b.reference.pixels, tolerance);
+    char label[64];
+    std::snprintf(label, sizeof label, "%scheck (output filled with 0x%02X first): ", who.c_str(), poison);
+    print_labelled(label, check.summary());
+    if (!check.ok() && !check.first_bad.empty())
+      std::printf("  first difference at %s\n", locate(b.input, check.first_bad.front()).c_str());
+    ok = ok && check.ok();
+    if (poison == 0x00 && result != nullptr) *result = std::move(got);
+  }
+  const bool input_unchanged = b.d_in.to_host() == b.input.pixels;
+  std::printf("%scheck (input unchanged on the device): %s\n", who.c_str(), input_unchanged ? "PASS" : "FAIL");
+  return ok && input_unchanged;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,7 +172,8 @@ int main(int argc, char** argv) {
     Cli cli(kProgram,
             "Filter a picture on the GPU: interleaved 8-bit channels, the same mask on each, non-square masks, "
             "clamp-to-edge borders, results clamped to [0, 255]. Checks every output byte against the CPU "
-            "reference (bit-exact), times the kernel, and writes the result if --out is given.");
+            "reference (bit-exact), times the kernel next to NPP's nppiFilterBorder32f (checked within one level) "
+            "where this build has NPP, and writes the result if --out is given.");
     add_image_options(cli, o);
     if (!cli.parse(argc, argv)) return int{kExitPass};
     validate_image_options(o);
@@ -164,57 +209,77 @@ int main(int argc, char** argv) {
     DeviceBuffer<std::uint8_t> d_in(input.pixels), d_out(input.bytes());
     const ImageFilterArgs args{d_in.data(), d_out.data(), input.width, input.height, input.channels, mask.width,
                                mask.height};
-    // Every byte value is a valid pixel, so no single poison value can expose an output the kernel
-    // never wrote. Two runs can: a skipped byte keeps 0x00 in one and 0xFF in the other, and at most
-    // one of those equals the reference.
-    bool ok = true;
+    const Buffers buffers{input, reference, d_in, d_out};
     LaunchConfig config;
-    Image result(input.width, input.height, input.channels);
-    for (const int poison : {0x00, 0xFF}) {
-      CUDA_CHECK(cudaMemset(d_out.data(), poison, d_out.bytes()));
-      config = filter_image(args);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      result.pixels = d_out.to_host();
-      const CheckResult check = compare(result.pixels, reference.pixels, Tolerance::exact());
-      char label[64];
-      std::snprintf(label, sizeof label, "check (output filled with 0x%02X first): ", poison);
-      print_labelled(label, check.summary());
-      if (!check.ok() && !check.first_bad.empty())
-        std::printf("  first difference at %s\n", locate(input, check.first_bad.front()).c_str());
-      ok = ok && check.ok();
+    Image result;
+    const bool ok = check_twice(buffers, "", 0, [&] { config = filter_image(args); }, &result);
+    std::printf("\n");
+
+    // NPP, checked the same way and timed with the same timer. It sums in its own order and may round
+    // differently, so it gets a tolerance (npp_tolerance_levels(), derived in image_npp.cpp).
+    std::unique_ptr<NppImageFilter> npp;
+    bool npp_ok = false;
+    if (!npp_available()) {
+      print_labelled("NPP: ", "skipped: " + npp_description());
+    } else {
+      try {
+        npp = std::make_unique<NppImageFilter>(input.width, input.height, input.channels, mask);
+        const int levels = npp_tolerance_levels(mask);
+        print_labelled("NPP: ", npp->details() + "; checked within " + count_of(levels, "level") +
+                                    " of the 8-bit output (NPP sums in its own order and rounds its own way)");
+        npp_ok = check_twice(buffers, "NPP ", levels, [&] { npp->run(d_in.data(), d_out.data()); });
+      } catch (const std::runtime_error& e) {  // NPP refused this image: say so, not a failed check
+        print_labelled("NPP: ", std::string("could not run: ") + e.what());
+        npp.reset();
+      }
+      std::printf("\n");
     }
-    const bool input_unchanged = d_in.to_host() == input.pixels;
-    std::printf("check (input unchanged on the device): %s\n\n", input_unchanged ? "PASS" : "FAIL");
-    ok = ok && input_unchanged;
 
     auto dims = [](Dim3 d) {
       return std::to_string(d.x) + "x" + std::to_string(d.y) + (d.z > 1 ? "x" + std::to_string(d.z) : "");
     };
-    // The kernel's name is long (convolution_2D_const_mem_image_kernel): the rows are named by their mask.
-    std::printf("kernel: convolution_2D_const_mem_image_kernel\n");
-    const std::string mask_name = mask.name + " " + std::to_string(mask.width) + "x" + std::to_string(mask.height);
-    Table table({"mask", "check", "grid", "block", "smem B", "median ms", "GB/s", "% peak DRAM", "GFLOP/s"});
+    // The kernel's name is long (convolution_2D_const_mem_image_kernel): its row is called "kernel".
+    std::printf("kernel: convolution_2D_const_mem_image_kernel; mask %s %dx%d\n", mask.name.c_str(), mask.width,
+                mask.height);
+    // Compulsory traffic: every input byte read once, every output byte written once.
+    const double bytes = 2.0 * static_cast<double>(input.bytes());
+    const double flops = 2.0 * static_cast<double>(input.bytes()) * mask.width * mask.height;
+    auto rates = [&](double ms) {
+      const double gbps = gb_per_s(bytes, ms);
+      return std::vector<Cell>{Cell::num(ms, 4), Cell::num(gbps, 1), Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
+                               Cell::num(gflop_per_s(flops, ms), 1)};
+    };
+    KernelTimer timer(TimingOptions{3, o.repetitions, true});
+    std::vector<Cell> kernel_row{"kernel", ok ? "PASS" : "FAIL", dims(config.grid), dims(config.block),
+                                 std::to_string(config.shared_bytes)};
+    // Only what passed its check is timed.
+    const double kernel_ms = ok ? timer.time([&] { filter_image(args); }).median_ms : 0.0;
+    const double npp_ms = npp_ok ? timer.time([&] { npp->run(d_in.data(), d_out.data()); }).median_ms : 0.0;
     if (ok) {
-      KernelTimer timer(TimingOptions{3, o.repetitions, true});
-      const Timing t = timer.time([&] { filter_image(args); });
-      // Compulsory traffic: every input byte read once, every output byte written once.
-      const double bytes = 2.0 * static_cast<double>(input.bytes());
-      const double flops = 2.0 * static_cast<double>(input.bytes()) * mask.width * mask.height;
-      const double gbps = gb_per_s(bytes, t.median_ms);
-      table.add_row({mask_name, "PASS", dims(config.grid), dims(config.block),
-                     std::to_string(config.shared_bytes), Cell::num(t.median_ms, 4), Cell::num(gbps, 1),
-                     Cell::num(100.0 * gbps / device.peak_dram_gbps, 1),
-                     Cell::num(gflop_per_s(flops, t.median_ms), 1)});
-      table.add_note("GB/s counts the compulsory traffic: each input byte read once, each output byte written once.");
+      for (Cell& cell : rates(kernel_ms)) kernel_row.push_back(std::move(cell));
+      if (npp_ok) kernel_row.push_back(Cell::num(npp_ms / kernel_ms, 2));
+    }
+    std::vector<std::string> columns{"code", "check", "grid", "block", "smem B", "median ms", "GB/s", "% peak DRAM",
+                                     "GFLOP/s"};
+    if (ok && npp_ok) columns.push_back("vs NPP");
+    Table table(columns);
+    table.add_row(kernel_row);
+    if (npp) {
+      std::vector<Cell> npp_row{"NPP", npp_ok ? "PASS" : "FAIL", "-", "-", "-"};
+      if (npp_ok)
+        for (Cell& cell : rates(npp_ms)) npp_row.push_back(std::move(cell));
+      table.add_row(npp_row);
+    }
+    if (ok) {
+      table.add_note("GB/s counts the compulsory traffic: each input byte read once, each output byte written once." +
+                     std::string(npp_ok ? " vs NPP: NPP's time over the kernel's." : ""));
       // On a small picture neither floor means anything: the time is launch and ramp-up.
       if (bytes < 64.0 * 1024 * 1024)
         table.add_note("At " + std::to_string(input.bytes() / 1024) +
                        " KiB the time is mostly launch and ramp-up, not bandwidth; try --width 8192 --height 8192.");
       else
-        for (const std::string& line : explain_limit(input, mask, device, bytes, t.median_ms)) table.add_note(line);
-    } else {
-      table.add_row({mask_name, "FAIL", dims(config.grid), dims(config.block),
-                     std::to_string(config.shared_bytes)});
+        for (const std::string& line : explain_limit(input, mask, device, bytes, kernel_ms))
+          table.add_note(line);
     }
     table.print(std::cout);
     record.add("results", "The image filter", table);
@@ -234,6 +299,6 @@ int main(int argc, char** argv) {
         std::printf("\nnot writing '%s': the GPU result failed its check\n", o.out.c_str());
       }
     }
-    return record.finish(ok ? kExitPass : kExitCheckFailed);
+    return record.finish(ok && (npp_ok || !npp) ? kExitPass : kExitCheckFailed);
   });
 }

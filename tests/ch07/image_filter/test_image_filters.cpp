@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ch07_convolution/image_filter/image.hpp"
+#include "ch07_convolution/image_filter/image_npp.hpp"
 #include "ch07_convolution/image_filter/image_pixel.hpp"
 #include "pmpp/cli.hpp"
 
@@ -242,4 +243,16 @@ TEST_CASE("the GPU launcher rejects shapes it cannot handle before touching the 
                   })),
                   std::invalid_argument);
   CHECK_THROWS_AS(filter_image(with([](ImageFilterArgs& a) { a.in = nullptr; })), std::invalid_argument);
+}
+
+TEST_CASE("NPP's tolerance is one level for every named mask, more where float sums can stray", "[image][npp]") {
+  for (const auto& name : filter_names()) {
+    const bool sized = name == "box" || name == "gaussian";
+    INFO(name);
+    CHECK(npp_tolerance_levels(make_filter(name)) == 1);
+    if (sized) CHECK(npp_tolerance_levels(make_filter(name, MAX_MASK_DIM, MAX_MASK_DIM)) == 1);
+  }
+  // One weight of 2^20: each float sum may stray by (1 + 1) 2^-24 x 255 x 2^20 = 31.875 levels,
+  // so the two may differ by 63.75, and the bytes by up to floor(1.5 + 63.75) = 65.
+  CHECK(npp_tolerance_levels(custom(1, 1, {1048576.0f})) == 65);
 }

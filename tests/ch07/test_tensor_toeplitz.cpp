@@ -1,0 +1,183 @@
+// Stage 06's host side: the TF32 split, the Toeplitz matrices of the filter's rows, their layout as the
+// mma instruction's B fragments, and the formulation itself, replayed on the CPU lane by lane as the
+// PTX ISA defines the m16n8k8 fragments. No GPU needed.
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "ch07_convolution/convolution.hpp"
+#include "pmpp/random.hpp"
+#include "float_bits.hpp"
+
+using namespace pmpp::ch07;
+
+namespace {
+using pmpp_test::bits_of;
+
+/// One 16 x 8 output block at (y0, x0) of the image, computed as stage 06 computes it: for each filter
+/// row and k-step, A (16 x 8) gathered lane by lane from the split input (a0: row g, column t; a1: row
+/// g + 8; a2, a3: column t + 4), B from the fragment table (b0: row t, column g; b1: row t + 4), the three
+/// products summed in double, and D scattered back (c0, c1: row g, columns 2t, 2t + 1; c2, c3: row g + 8).
+void replay_block(const std::vector<float>& in, const std::vector<float>& table, int w, int h, int r, int y0,
+                  int x0, std::vector<double>& out) {
+  const int steps = tensor_k_steps(r);
+  const auto pixel = [&](int y, int x) { return y >= 0 && y < h && x >= 0 && x < w ? in[std::size_t(y) * w + x] : 0.0f; };
+  double d[32][4] = {};
+  for (int i = 0; i < filter_dim(r); ++i)
+    for (int s = 0; s < steps; ++s) {
+      Tf32Split a[32][4];
+      float b[32][4];
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4;
+        // The window of outputs x0..x0+7 starts r columns left; k-step s adds 8 s.
+        const int y = y0 + g - r + i, x = x0 - r + MMA_K * s + t;
+        a[lane][0] = split_tf32(pixel(y, x));
+        a[lane][1] = split_tf32(pixel(y + 8, x));
+        a[lane][2] = split_tf32(pixel(y, x + 4));
+        a[lane][3] = split_tf32(pixel(y + 8, x + 4));
+        for (int q = 0; q < 4; ++q) b[lane][q] = table[((std::size_t(i) * steps + s) * 32 + lane) * 4 + q];
+      }
+      double A_big[16][8], A_small[16][8], B_big[8][8], B_small[8][8];
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4;
+        const int rows[4] = {g, g + 8, g, g + 8}, cols[4] = {t, t, t + 4, t + 4};
+        for (int q = 0; q < 4; ++q) A_big[rows[q]][cols[q]] = a[lane][q].big, A_small[rows[q]][cols[q]] = a[lane][q].small;
+        B_big[t][g] = b[lane][0], B_big[t + 4][g] = b[lane][1];
+        B_small[t][g] = b[lane][2], B_small[t + 4][g] = b[lane][3];
+      }
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4;
+        const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+        for (int q = 0; q < 4; ++q)
+          for (int k = 0; k < MMA_K; ++k)
+            d[lane][q] += A_small[rows[q]][k] * B_big[k][cols[q]] + A_big[rows[q]][k] * B_small[k][cols[q]] +
+                          A_big[rows[q]][k] * B_big[k][cols[q]];
+      }
+    }
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    const int rows[4] = {g, g, g + 8, g + 8}, cols[4] = {2 * t, 2 * t + 1, 2 * t, 2 * t + 1};
+    for (int q = 0; q < 4; ++q) {
+      const int y = y0 + rows[q], x = x0 + cols[q];
+      if (y < h && x < w) out[std::size_t(y) * w + x] = d[lane][q];
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("tf32_round keeps 10 mantissa bits, rounding to nearest with ties away from zero", "[tensor]") {
+  for (float x : pmpp::random_floats(1000, 3)) {
+    const float t = tf32_round(x);
+    CHECK((bits_of(t) & 0x1FFFu) == 0u);
+    CHECK(std::fabs(t - x) <= std::ldexp(std::fabs(x), -11));
+  }
+  const float one = 1.0f, half_step = std::ldexp(1.0f, -11);  // exactly between 1 and 1 + 2^-10
+  CHECK(tf32_round(one + half_step) == one + 2 * half_step);
+  CHECK(tf32_round(-(one + half_step)) == -(one + 2 * half_step));
+  CHECK(tf32_round(one + half_step * 0.99f) == one);
+  CHECK(tf32_round(3.0f) == 3.0f);  // small integers are TF32 already: the exact tests stay exact
+  CHECK(std::isinf(tf32_round(std::numeric_limits<float>::infinity())));
+  CHECK(std::isnan(tf32_round(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST_CASE("split_tf32 loses less than 2^-21 of the value", "[tensor]") {
+  for (float x : pmpp::random_floats(1000, 4)) {
+    const Tf32Split p = split_tf32(x);
+    CHECK((bits_of(p.big) & 0x1FFFu) == 0u);
+    CHECK((bits_of(p.small) & 0x1FFFu) == 0u);
+    CHECK(std::fabs(static_cast<double>(p.big) + p.small - x) <= std::ldexp(std::fabs(x), -21));
+  }
+  CHECK(split_tf32(-2.0f).small == 0.0f);
+}
+
+TEST_CASE("toeplitz_entry places filter row i on the band 0 <= k - n <= 2r", "[tensor]") {
+  for (int r = TENSOR_MIN_RADIUS; r <= MAX_FILTER_RADIUS; ++r) {
+    const int d = filter_dim(r);
+    std::vector<float> filter(static_cast<std::size_t>(d) * d);
+    for (std::size_t q = 0; q < filter.size(); ++q) filter[q] = static_cast<float>(q + 1);  // asymmetric
+    for (int i : {0, r, 2 * r})
+      for (int k = 0; k < MMA_K * tensor_k_steps(r); ++k)
+        for (int n = 0; n < MMA_N; ++n) {
+          INFO("r=" << r << " i=" << i << " k=" << k << " n=" << n);
+          const float want = k - n >= 0 && k - n <= 2 * r ? filter[std::size_t(i) * d + k - n] : 0.0f;
+          CHECK(toeplitz_entry(filter, r, i, k, n) == want);
+        }
+  }
+}
+
+TEST_CASE("the k-steps cover the 8 + 2r columns and waste what the book says", "[tensor]") {
+  CHECK(tensor_k_steps(4) == 2);
+  for (int r = 5; r <= 8; ++r) CHECK(tensor_k_steps(r) == 3);
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    CHECK(MMA_K * tensor_k_steps(r) >= MMA_N + 2 * r);
+    CHECK(MMA_K * (tensor_k_steps(r) - 1) < MMA_N + 2 * r);
+  }
+  CHECK(tensor_core_useful_share(4) == 9.0 / 16 / 3);
+  CHECK(tensor_core_useful_share(8) == 17.0 / 24 / 3);
+  // 8192^2 at r = 8: 17 filter rows x 3 k-steps x 3 products of 2048 operations per 128 outputs.
+  CHECK(tensor_core_flops(8192, 8192, 8) == 8192.0 * 8192 / 128 * 17 * 3 * 3 * 2048);
+}
+
+TEST_CASE("the fragment table holds each Toeplitz entry split, lane by lane", "[tensor]") {
+  for (int r = TENSOR_MIN_RADIUS; r <= MAX_FILTER_RADIUS; ++r) {
+    const int d = filter_dim(r), steps = tensor_k_steps(r);
+    const auto filter = pmpp::random_floats(static_cast<std::size_t>(d) * d, 5 + r);
+    const auto table = toeplitz_fragments(filter, r);
+    REQUIRE(table.size() == static_cast<std::size_t>(d) * steps * 32 * 4);
+    for (int i = 0; i < d; ++i)
+      for (int s = 0; s < steps; ++s)
+        for (int lane = 0; lane < 32; ++lane) {
+          const float* f = &table[((std::size_t(i) * steps + s) * 32 + lane) * 4];
+          const int g = lane / 4, t = lane % 4;
+          INFO("r=" << r << " i=" << i << " s=" << s << " lane=" << lane);
+          const Tf32Split b0 = split_tf32(toeplitz_entry(filter, r, i, 8 * s + t, g));
+          const Tf32Split b1 = split_tf32(toeplitz_entry(filter, r, i, 8 * s + t + 4, g));
+          CHECK(f[0] == b0.big);
+          CHECK(f[1] == b1.big);
+          CHECK(f[2] == b0.small);
+          CHECK(f[3] == b1.small);
+        }
+  }
+}
+
+TEST_CASE("the formulation, replayed lane by lane, is the convolution within the FP32 bound", "[tensor]") {
+  // Non-square, odd sizes; blocks reaching past the right and bottom edges; every radius the stage runs.
+  const int w = 29, h = 37;
+  for (int r = TENSOR_MIN_RADIUS; r <= MAX_FILTER_RADIUS; ++r) {
+    INFO("r=" << r);
+    const int d = filter_dim(r);
+    const auto in = pmpp::random_floats(static_cast<std::size_t>(w) * h, 20 + r);
+    const auto filter = pmpp::random_floats(static_cast<std::size_t>(d) * d, 30 + r);
+    const auto table = toeplitz_fragments(filter, r);
+    std::vector<double> got(in.size(), std::nan(""));
+    for (int y0 = 0; y0 < h; y0 += MMA_M)
+      for (int x0 = 0; x0 < w; x0 += MMA_N) replay_block(in, table, w, h, r, y0, x0, got);
+    const auto want = convolution_2D_reference(in, filter, w, h, r);
+    const double bound = float_error_bound(filter, 1.0f);
+    double worst = 0;
+    for (std::size_t q = 0; q < want.size(); ++q) worst = std::max(worst, std::fabs(got[q] - want[q]));
+    CHECK(worst <= bound);
+    CHECK_FALSE(std::isnan(worst));
+    // The replay adds in double, so what remains is the split's error: well inside the bound, which
+    // leaves the rest of it to the tensor cores' FP32 accumulation.
+    CHECK(worst < bound / 4);
+  }
+}
+
+TEST_CASE("the tensor-core stage refuses radii below its range before touching the GPU", "[tensor]") {
+  int checked = 0;
+  for (const Stage& s : stages()) {
+    if (s.tensor_flops == nullptr) continue;
+    INFO(s.id);
+    CHECK_THROWS_AS(s.launch({nullptr, nullptr, nullptr, 40, 30, TENSOR_MIN_RADIUS - 1, 0}), std::invalid_argument);
+    CHECK(s.skip_reason != nullptr);
+    CHECK_FALSE(s.skip_reason({nullptr, nullptr, nullptr, 40, 30, TENSOR_MIN_RADIUS - 1, 0}).empty());
+    ++checked;
+  }
+  CHECK(checked == 1);
+}
