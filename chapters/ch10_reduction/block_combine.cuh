@@ -41,9 +41,9 @@ __device__ T block_reduce(Operator op, T value) {
 /// last block to finish (it learns so from the counter *blocks_done, which must start at 0) combine
 /// all of them in a fixed order, write *output and reset the counter for the next launch. The same
 /// result bit for bit from run to run, and no atomic on the output. Every thread of the block must
-/// call it.
+/// call it. Returns true in every thread of the last block, for a kernel that goes on from there.
 template <unsigned BLOCK_DIM, class Operator, class T>
-__device__ void combine_block_results(Operator op, T value, T* __restrict__ output,
+__device__ bool combine_block_results(Operator op, T value, T* __restrict__ output,
                                       T* __restrict__ block_results,
                                       unsigned int* __restrict__ blocks_done) {
   // Publish this block's result, then count the block as done. The fence orders the two: whoever
@@ -55,7 +55,7 @@ __device__ void combine_block_results(Operator op, T value, T* __restrict__ outp
     is_last = atomicAdd(blocks_done, 1u) == gridDim.x - 1;
   }
   __syncthreads();  // is_last is read by the whole block
-  if (!is_last) return;
+  if (!is_last) return false;
 
   // The last block: every other block has counted itself done, so every result is in memory.
   // __ldcg reads them from L2, the level all SMs share, never from this SM's L1.
@@ -70,6 +70,7 @@ __device__ void combine_block_results(Operator op, T value, T* __restrict__ outp
     *output = value;
     *blocks_done = 0;  // every block has counted: the counter is free for the next launch
   }
+  return true;
 }
 //! [combine_blocks]
 

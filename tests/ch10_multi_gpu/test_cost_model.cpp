@@ -51,17 +51,18 @@ TEST_CASE("where each byte goes: 20 DRAM bytes per float sent in the copy-engine
   CHECK(copy_rs.link_in == 4);
   CHECK(copy_rs.dram_read == 12);  // the copy's source, then staging and the vector for the add
   CHECK(copy_rs.dram_write == 8);  // staging, then the sum
-  CHECK(fused_rs.dram_read == 8);  // the piece the right neighbour reads, and the own copy
-  CHECK(fused_rs.dram_write == 4);
+  CHECK(fused_rs.dram_read == 8);  // the own copy and the staged piece
+  CHECK(fused_rs.dram_write == 4); // the piece the left neighbour pushes into staging
   for (RingKind ring : {RingKind::copy_engine, RingKind::fused}) {
     const StepBytes ag = step_bytes(ring, false);
     CHECK(ag.dram() == 8);  // a copy: read where it is, written where it goes
     CHECK(ag.link_out == 4);
   }
-  // Over a whole all-reduce: (p-1)/p of the vector in each phase.
+  // Over a whole all-reduce: (p-1)/p of the vector in each phase; the fused ring's first push reads no
+  // staging and its finishing step writes the sum twice: 4 bytes more per segment float, (20p-16)/p.
   CHECK(all_reduce_dram_bytes_per_float(RingKind::copy_engine, 2) == Approx(14.0));
-  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 2) == Approx(10.0));
-  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 4) == Approx(15.0));
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 2) == Approx(12.0));
+  CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 4) == Approx(16.0));
   CHECK(all_reduce_dram_bytes_per_float(RingKind::fused, 1) == 0.0);
 }
 

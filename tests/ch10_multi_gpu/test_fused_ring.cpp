@@ -1,7 +1,7 @@
 // The fused ring on the GPU. Several ranks may share one GPU (one kernel runs them all, a row of blocks
 // each), so p = 2 to 5 rings are checked on any machine with a GPU; with several GPUs the same ring runs
-// with one and two ranks per GPU, reading its neighbours' memory over the links. Every element of every
-// rank is checked, and every rank's vector against every other's, bit for bit.
+// with one and two ranks per GPU, storing into its neighbours' memory over the links. Every element of
+// every rank is checked, and every rank's vector against every other's, bit for bit.
 #include <cuda_runtime_api.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -37,14 +37,18 @@ void check_every_rank_same_bits(Ring& ring, std::size_t n, std::uint64_t seed, b
 TEST_CASE("the fused ring all-reduces with 2 to 5 ranks on one GPU, for awkward lengths", "[gpu][fused_ring]") {
   PMPP_REQUIRE_GPU();
   for (int p : {2, 3, 4, 5}) {
-    Ring ring(std::vector<int>(static_cast<std::size_t>(p), 0), kLengths.back());
-    // Pieces of 64 floats and 7 blocks: many pieces per block and step, every flag reused many times.
-    FusedRing fused(ring, {64, 7});
-    for (std::size_t n : kLengths) {
-      INFO("p = " << p << ", n = " << n << ", " << fused.plan(n).chunks << " pieces per step");
-      fill(ring, n, n + static_cast<std::size_t>(p), true);
-      fused.all_reduce(n);  // no synchronization: the checker's copies wait on the default stream
-      check_every_rank_same_bits(ring, n, n + static_cast<std::size_t>(p), true);
+    // The default two staging slots per piece (from p = 4 a push waits for a credit), or three.
+    for (int slots : {0, 3}) {
+      Ring ring(std::vector<int>(static_cast<std::size_t>(p), 0), kLengths.back());
+      // Pieces of 64 floats and 7 blocks: many pieces per block and step, every flag reused many times.
+      FusedRing fused(ring, {64, 7, slots});
+      for (std::size_t n : kLengths) {
+        INFO("p = " << p << ", n = " << n << ", " << fused.plan(n).chunks << " pieces per step, "
+                    << fused.plan(n).slots << " slots");
+        fill(ring, n, n + static_cast<std::size_t>(p), true);
+        fused.all_reduce(n);  // no synchronization: the checker's copies wait on the default stream
+        check_every_rank_same_bits(ring, n, n + static_cast<std::size_t>(p), true);
+      }
     }
   }
 }
@@ -66,7 +70,7 @@ TEST_CASE("the fused ring with its default pieces and blocks, and random floats 
 
 TEST_CASE("fused all-reduce twice in place, then a shorter one, without the host waiting", "[gpu][fused_ring]") {
   PMPP_REQUIRE_GPU();
-  // Back to back: the second must not overwrite a vector its right neighbour still reads for the first.
+  // Back to back: the second's pushes must not land in staging or a vector still in use for the first.
   for (int p : {2, 3, 5}) {
     Ring ring(std::vector<int>(static_cast<std::size_t>(p), 0), 100003);
     FusedRing fused(ring, {64, 3});

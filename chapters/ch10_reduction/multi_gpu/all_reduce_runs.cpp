@@ -45,11 +45,11 @@ Table links_table(Team& team, const LinkBandwidth& measured, std::size_t bytes, 
   return t;
 }
 
-// What the same links give kernels, every rank at once: the fused ring's bytes cross as SM loads.
-Table drivers_table(Team& team, const LinkBandwidth& measured, double& loads_gbps) {
+// What the same links give kernels, every rank at once: the fused ring's bytes cross as SM stores.
+Table drivers_table(Team& team, const LinkBandwidth& measured, double& stores_gbps) {
   const std::vector<double> together = team.collect(measured.together), loads = team.collect(measured.loads),
                             stores = team.collect(measured.stores);
-  loads_gbps = *std::min_element(loads.begin(), loads.end());
+  stores_gbps = *std::min_element(stores.begin(), stores.end());
   Table t({"link", "copy engine GB/s", "SM loads GB/s", "SM stores GB/s"});
   const int p = team.ranks();
   for (int r = 0; r < p; ++r) {
@@ -58,9 +58,10 @@ Table drivers_table(Team& team, const LinkBandwidth& measured, double& loads_gbp
                Cell::num(loads[i], 0), Cell::num(stores[i], 0)});
   }
   t.add_note("Every rank at once, by three drivers: rank r's copy engine copying into rank r+1's memory; rank "
-             "r's SMs loading from rank r+1's memory, as the fused ring loads from its neighbour's; rank r's SMs "
-             "storing into rank r+1's memory. A load crosses the link twice, as a request one way and an answer "
-             "the other, on links that carry data both ways at once.");
+             "r's SMs loading from rank r+1's memory; rank r's SMs storing into rank r+1's memory, as the fused "
+             "ring stores into its neighbour's. A load crosses the link twice, as a request one way and an "
+             "answer the other, on links that carry data both ways at once; a store goes once, and nothing "
+             "waits for it to land until a flag is released.");
   return t;
 }
 
@@ -123,11 +124,11 @@ bool run_all_reduce(Team& team, const SessionOptions& o, RunRecord& record) {
   const std::size_t link_bytes = std::min(ring.capacity() * sizeof(float), std::size_t{256} << 20);
   fill(ring.capacity());  // the link measurement copies whole vectors: give them values first
   const LinkBandwidth measured = measure_links(ring, link_bytes, 5, [&] { team.barrier(); });
-  double link_gbps = 0, loads_gbps = 0;
+  double link_gbps = 0, stores_gbps = 0;
   const Table links = links_table(team, measured, link_bytes, link_gbps);
   show(team, "The links of the ring:", links);
   record.add("links", "The links of the ring", links);
-  const Table drivers = drivers_table(team, measured, loads_gbps);
+  const Table drivers = drivers_table(team, measured, stores_gbps);
   show(team, "The same links, driven by copy engines and by kernels:", drivers);
   record.add("link_drivers", "The links driven by copy engines and by kernels", drivers);
 
@@ -193,9 +194,9 @@ bool run_all_reduce(Team& team, const SessionOptions& o, RunRecord& record) {
                 "reached.", link_gbps);
   speed.add_note("'x NCCL': NCCL's time over the ring's (above 1: the ring is faster).");
   speed.add_note(line);
-  std::snprintf(line, sizeof line, "The fused ring's bytes cross as SM loads: a copy kernel's loads moved %.0f "
-                "GB/s over these links all at once, %.2f of the copy engines' speed.", loads_gbps,
-                link_gbps > 0 ? loads_gbps / link_gbps : 0.0);
+  std::snprintf(line, sizeof line, "The fused ring's bytes cross as SM stores: a copy kernel's stores moved %.0f "
+                "GB/s over these links all at once, %.2f of the copy engines' speed.", stores_gbps,
+                link_gbps > 0 ? stores_gbps / link_gbps : 0.0);
   speed.add_note(line);
   const double peak = query_device(team.device_of(0)).peak_dram_gbps;
   std::snprintf(line, sizeof line, "At %.0f GB/s each way, a GPU's DRAM moves %.0f GB/s in the copy-engine ring's "

@@ -34,14 +34,14 @@ StepBytes step_bytes(RingKind ring, bool reduces) {
   StepBytes b;
   b.link_out = b.link_in = 4;  // every GPU sends one float and receives one
   // All-gather: the piece is read where it is and written where it goes, in either ring.
-  b.dram_read = 4;   // the piece this GPU passes on (read by its copy engine, or by its right neighbour)
-  b.dram_write = 4;  // the piece it receives
+  b.dram_read = 4;   // the piece this GPU passes on (read by its copy engine, or by its SMs)
+  b.dram_write = 4;  // the piece it receives (written by the left neighbour's copy engine or SMs)
   if (!reduces) return b;
   if (ring == RingKind::copy_engine) {
     b.dram_read += 8;   // the add kernel reads the piece back from staging, and its own copy
     b.dram_write += 4;  // ... and writes the sum; the copy wrote the piece into staging first
   } else {
-    b.dram_read += 4;   // the kernel reads its own copy beside the neighbour's piece
+    b.dram_read += 4;   // the kernel reads its own copy beside the staged piece; the sum goes out
   }
   return b;
 }
@@ -49,8 +49,13 @@ StepBytes step_bytes(RingKind ring, bool reduces) {
 
 double all_reduce_dram_bytes_per_float(RingKind ring, int ranks) {
   if (ranks < 2) return 0.0;
-  const double share = static_cast<double>(ranks - 1) / ranks;  // p-1 steps of a phase, each 1/p of the vector
-  return share * (step_bytes(ring, true).dram() + step_bytes(ring, false).dram());
+  const double p = ranks;
+  // Each step moves 1/p of the vector: p-1 steps of each phase.
+  const double steps = (p - 1) * (step_bytes(ring, true).dram() + step_bytes(ring, false).dram());
+  if (ring == RingKind::copy_engine) return steps / p;
+  // The fused ring's first push reads no staging (4 less); the step that finishes a segment reads
+  // staging too (4 more) and writes the sum twice, here and into the right neighbour (4 more).
+  return (steps - 4 + 8) / p;
 }
 
 }  // namespace pmpp::ch10::multi_gpu

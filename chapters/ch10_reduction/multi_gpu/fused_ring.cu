@@ -1,18 +1,22 @@
 // =================================================================================================
-// The fused ring all-reduce: one kernel per GPU runs every step of the ring.
+// The fused ring all-reduce: one kernel per GPU runs every step of the ring, and its bytes cross the
+// links as stores.
 //
-// What changed from the copy-engine ring (ring_schedule.cpp, add_into.cu): at each step a block reads
-// its left neighbour's piece straight from that GPU's memory (a peer pointer: loads over NVLink), adds
-// its own copy and writes the sum into its own vector, where the right neighbour reads it at the next
-// step. Nothing lands in staging to be read back by a second kernel, so each float that crosses the
-// link in the reduce-scatter costs 12 bytes of DRAM traffic instead of 20; and neighbours tell each
-// other how far they are with flags in each other's memory (a release store and an acquire load at
-// system scope), so no host takes part between the launch and the end.
-// Limitation: each step costs a flag's trip over the link (about a microsecond) besides its bytes, so
-// small vectors are bound by the 2(p-1) steps; and since blocks wait for their neighbours' blocks,
-// every block of every rank must be resident at once (a cooperative launch of fused_ring_blocks).
+// What changed from the copy-engine ring (ring_schedule.cpp, add_into.cu): at each reduce-scatter
+// step a block adds its own piece to the one its left neighbour pushed into this rank's staging and
+// stores the sum straight into its right neighbour's staging (a peer pointer: SM stores over NVLink);
+// the step that completes a segment stores it here and into the right neighbour's vector, and the
+// all-gather passes it on the same way. The add happens on the way out, so no second kernel reads a
+// piece back; every load is of the GPU's own memory, and a store, unlike a load, needs no answer to
+// come back over the link. Neighbours say how far they are with flags in each other's memory (a
+// release store and an acquire load at system scope): `ready` (a push has landed) and `freed` (a
+// staging slot has been read and may be written again), so no host takes part between launch and end.
+// Limitation: each step costs a flag's trip over the link besides its bytes, so small vectors are
+// bound by the 2(p-1) steps; since blocks wait for their neighbours' blocks, every block of every rank
+// must be resident at once (a cooperative launch of fused_ring_blocks).
 // Preconditions: pieces start 16-byte aligned (the plan); each GPU reaches its neighbours' memory
-// (peer access, or CUDA IPC across processes); all ranks launch the same plan, blocks and call number.
+// (peer access, or CUDA IPC across processes); all ranks launch the same plan, blocks and call number;
+// flags zeroed once, staging of fused_staging_elements floats.
 // =================================================================================================
 #include <cuda/atomic>
 #include <cuda_runtime.h>
@@ -28,12 +32,13 @@ namespace pmpp::ch10::multi_gpu {
 
 namespace {
 constexpr unsigned kBlock = 512;  // threads per block
-constexpr int kUnroll = 4;        // float4 loads each thread has in flight: the link's latency needs many
+constexpr int kUnroll = 4;        // float4 pairs each thread loads before it stores any
 
 using SystemFlag = cuda::atomic_ref<Flag, cuda::thread_scope_system>;
 
 // Thread 0 waits until a neighbour has set the flag; the barrier then holds every thread of the block
-// until it has, so that none reads the neighbour's piece early.
+// until it has. The acquire load (system scope: the writer is another GPU) makes everything the writer
+// did before its release store visible to thread 0, and the barrier passes that on to the block.
 __device__ void wait_until(Flag* flag, Flag value) {
   if (threadIdx.x == 0)
     while (SystemFlag(*flag).load(cuda::memory_order_acquire) < value) {
@@ -41,69 +46,100 @@ __device__ void wait_until(Flag* flag, Flag value) {
   __syncthreads();
 }
 
-// The barrier holds thread 0 until every thread has written its part of the piece; the release store
-// then makes those writes visible to any GPU that sees the flag.
-__device__ void signal(Flag* flag, Flag value) {
+// The barrier holds thread 0 until every thread of the block has done its loads and stores of the
+// piece; the release store (system scope) then orders all of them, the other threads' included
+// (release is cumulative over what happened before it), before the flag, for any GPU that acquires it.
+// `ready` tells the right neighbour that the stores have landed; `freed` (null: none to give) tells
+// the left neighbour that the loads of its staging are done, so that it may overwrite the slot.
+__device__ void signal(Flag* ready, Flag ready_value, Flag* freed, Flag freed_value) {
   __syncthreads();
-  if (threadIdx.x == 0) SystemFlag(*flag).store(value, cuda::memory_order_release);
+  if (threadIdx.x == 0) {
+    SystemFlag(*ready).store(ready_value, cuda::memory_order_release);
+    if (freed != nullptr) SystemFlag(*freed).store(freed_value, cuda::memory_order_release);
+  }
 }
 
 __device__ float4 add(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
 
 //! [fused_piece]
-// One piece of one step, by one block: own = own + left's (reduce-scatter) or own = left's (all-gather).
-// The neighbour's floats are read with __ldcg (cached in L2 only, not L1): the same address holds a
-// partial sum at one step and the finished sum at a later one.
-__device__ void fused_piece(float* own, const float* left, std::size_t count, bool reduces) {
+// One piece of one step, by one block: sum = own + staged (staged null: own alone), stored into `out`
+// (the right neighbour's staging or vector) and, where `keep` is set, into `keep` (this rank's vector,
+// when the sum is final). Every load is local and issued before any store, so that many are in
+// flight; the stores go over the link and need no answer. Loads bypass L1 (__ldcg): the same
+// addresses were written by another GPU since this SM last read them.
+__device__ void fused_piece(const float* own, const float* staged, float* out, float* keep, std::size_t count) {
   const std::size_t quads = count / 4;
-  float4* own4 = reinterpret_cast<float4*>(own);
-  const float4* left4 = reinterpret_cast<const float4*>(left);
+  const float4* own4 = reinterpret_cast<const float4*>(own);
+  const float4* staged4 = reinterpret_cast<const float4*>(staged);
   for (std::size_t first = threadIdx.x; first < quads; first += kUnroll * blockDim.x) {
-    float4 theirs[kUnroll] = {}, mine[kUnroll] = {};
+    float4 sum[kUnroll] = {}, theirs[kUnroll] = {};
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {  // every load issued before any is used
+    for (int u = 0; u < kUnroll; ++u) {
       const std::size_t i = first + u * blockDim.x;
       if (i < quads) {
-        theirs[u] = __ldcg(left4 + i);
-        if (reduces) mine[u] = own4[i];
+        sum[u] = __ldcg(own4 + i);
+        if (staged) theirs[u] = __ldcg(staged4 + i);
       }
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::size_t i = first + u * blockDim.x;
-      if (i < quads) own4[i] = reduces ? add(mine[u], theirs[u]) : theirs[u];
+      if (i < quads) {
+        if (staged) sum[u] = add(sum[u], theirs[u]);
+        reinterpret_cast<float4*>(out)[i] = sum[u];
+        if (keep) reinterpret_cast<float4*>(keep)[i] = sum[u];
+      }
     }
   }
   // Only the vector's last piece can end off a float4: its last count % 4 floats one by one.
-  for (std::size_t i = 4 * quads + threadIdx.x; i < count; i += blockDim.x)
-    own[i] = reduces ? own[i] + __ldcg(left + i) : __ldcg(left + i);
+  for (std::size_t i = 4 * quads + threadIdx.x; i < count; i += blockDim.x) {
+    const float sum = staged ? __ldcg(own + i) + __ldcg(staged + i) : __ldcg(own + i);
+    out[i] = sum;
+    if (keep) keep[i] = sum;
+  }
 }
 //! [fused_piece]
 
 //! [fused_kernel]
 // Row blockIdx.y of the grid is one rank (several ranks may share this GPU); block b of it takes
-// pieces b, b + gridDim.x, ... of every step.
+// pieces b, b + gridDim.x, ... of every step. Step t pushes segment send_segment(rank, t):
+//   t = 0:          own piece                  -> right's staging, slot push_slot(0)
+//   0 < t < p-1:    own + staging[t-1's slot]  -> right's staging, slot push_slot(t)
+//   t = p-1:        own + staging[t-1's slot]  -> own vector and right's vector (the finished sum)
+//   t >= p:         own (it has just arrived)  -> right's vector
+// and the rank ends when the left neighbour's last push has landed in its vector.
 __global__ void __launch_bounds__(kBlock) FusedRingKernel(const detail::FusedRankView* views, RingPlan plan,
                                                           std::uint64_t call) {
   const detail::FusedRankView me = views[blockIdx.y];
-  const int steps = plan.steps();
-  // Begin: this kernel runs after whatever wrote this rank's vector, so the right neighbour may read it.
-  for (int c = blockIdx.x; c < plan.chunks; c += gridDim.x) signal(me.right_ready + c, progress_flag(call, 0));
+  const int p = plan.ranks, steps = plan.steps();
   for (int step = 0; step < steps; ++step) {
-    const int segment = plan.receive_segment(me.rank, step);
+    const int segment = plan.send_segment(me.rank, step);
+    const bool pushes_to_staging = step < p - 1, reads_staging = step > 0 && step <= p - 1;
     for (int c = blockIdx.x; c < plan.chunks; c += gridDim.x) {
       const Range piece = plan.piece(segment, c);
-      wait_until(me.ready + c, progress_flag(call, step));  // the left neighbour has finished step - 1 here
-      fused_piece(me.vector + piece.begin, me.left_vector + piece.begin, piece.size(), plan.reduces(step));
-      signal(me.right_ready + c, progress_flag(call, step + 1));  // the right neighbour's next step may read it
+      const std::size_t in_segment = piece.begin - plan.segment(segment).begin;
+      // What this step reads has landed: the left neighbour's push of step - 1 (into staging up to
+      // step p-1, into this vector after).
+      if (step > 0) wait_until(me.ready + c, progress_flag(call, step));
+      // The slot this step writes is free: the right neighbour has read what went into it `slots`
+      // steps ago (it did so at its step - slots + 1). Earlier calls' pushes were all read before
+      // this kernel began: this rank's last call ended after a chain of flags through them.
+      if (pushes_to_staging && step >= plan.slots)
+        wait_until(me.freed + c, progress_flag(call, step - plan.slots + 1));
+      const float* staged =
+          reads_staging ? me.staging + plan.push_slot(step - 1) * me.slot_stride + in_segment : nullptr;
+      float* out = pushes_to_staging ? me.right_staging + plan.push_slot(step) * me.slot_stride + in_segment
+                                     : me.right_vector + piece.begin;
+      fused_piece(me.vector + piece.begin, staged, out, step == p - 1 ? me.vector + piece.begin : nullptr,
+                  piece.size());
+      signal(me.right_ready + c, progress_flag(call, step + 1), reads_staging ? me.left_freed + c : nullptr,
+             progress_flag(call, step));
     }
   }
-  // End: the left neighbour's vector is no longer read here; wait until the right neighbour no longer
-  // reads this one, so that whatever follows on this stream may overwrite it.
-  for (int c = blockIdx.x; c < plan.chunks; c += gridDim.x) {
-    signal(me.left_done + c, progress_flag(call, steps));
-    wait_until(me.done + c, progress_flag(call, steps));
-  }
+  // End: the left neighbour's last push has landed here. Every remote write into this rank's memory
+  // has then been waited for, and nothing reads it from elsewhere, so whatever follows on this stream
+  // may use the vector and the staging.
+  for (int c = blockIdx.x; c < plan.chunks; c += gridDim.x) wait_until(me.ready + c, progress_flag(call, steps));
 }
 //! [fused_kernel]
 }  // namespace

@@ -1,6 +1,6 @@
 // =================================================================================================
 // A copy by SM loads and stores, float4 at a time: how the programs measure what kernels get from a
-// link (the fused ring's reads of its neighbour are such loads), beside what the copy engines get.
+// link (the fused ring's pushes into its neighbour are such stores), beside what the copy engines get.
 // Either pointer may point into another GPU's memory. Preconditions: both 16-byte aligned (vectors
 // from cudaMalloc); any count.
 // =================================================================================================

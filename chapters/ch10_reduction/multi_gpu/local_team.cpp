@@ -33,6 +33,13 @@ class LocalTeam final : public Team {
     } catch (const std::runtime_error& e) {
       peer_sum_status_ = std::string("left out: ") + e.what();
     }
+    try {
+      last_block_sum_ =
+          std::make_unique<LastBlockSum>(local, devices, static_cast<int>(devices.size()), ShareMemory{});
+      last_block_sum_status_ = "each rank's last block stores into every rank's memory";
+    } catch (const std::runtime_error& e) {  // ranks sharing a GPU, or no peer access
+      last_block_sum_status_ = std::string("not run: ") + e.what();
+    }
     if (gpus < static_cast<int>(devices.size())) {
       nccl_status_ = "NCCL allows one rank per GPU, and " + count_of(static_cast<long long>(devices.size()), "rank") +
                      " share " + count_of(gpus, "GPU") + " here: NCCL is left out";
@@ -54,6 +61,8 @@ class LocalTeam final : public Team {
   std::string fused_status() const override { return fused_status_; }
   PeerSum* peer_sum() override { return peer_sum_.get(); }
   std::string peer_sum_status() const override { return peer_sum_status_; }
+  LastBlockSum* last_block_sum() override { return last_block_sum_.get(); }
+  std::string last_block_sum_status() const override { return last_block_sum_status_; }
   int device_of(int rank) const override { return devices_.at(static_cast<std::size_t>(rank)); }
   bool prints() const override { return true; }
   void barrier() override {}
@@ -69,8 +78,9 @@ class LocalTeam final : public Team {
   Ring ring_;                          // destroyed last: the others use its vectors or its GPUs
   std::unique_ptr<FusedRing> fused_;
   std::unique_ptr<PeerSum> peer_sum_;
+  std::unique_ptr<LastBlockSum> last_block_sum_;
   std::unique_ptr<NcclRanks> nccl_;
-  std::string fused_status_, peer_sum_status_, nccl_status_;
+  std::string fused_status_, peer_sum_status_, last_block_sum_status_, nccl_status_;
 };
 }  // namespace
 

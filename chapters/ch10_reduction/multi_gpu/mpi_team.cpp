@@ -99,6 +99,14 @@ class MpiTeam final : public Team {
       fused_status_ = count_of(fused_->blocks(), "block") + " per rank";
     }
     peer_sum_ = std::make_unique<PeerSum>(std::vector<int>{rank_}, std::vector<int>{device_}, size_, share);
+    last_block_sum_status_ = last_block_sum_refusal(size_, gpus_);  // the same in every process
+    if (last_block_sum_status_.empty()) {
+      last_block_sum_ =
+          std::make_unique<LastBlockSum>(std::vector<int>{rank_}, std::vector<int>{device_}, size_, share);
+      last_block_sum_status_ = "each rank's last block stores into every rank's memory";
+    } else {
+      last_block_sum_status_ = "not run: " + last_block_sum_status_;
+    }
     if (gpus_ < size_) {
       nccl_status_ = "NCCL allows one rank per GPU, and " + count_of(size_, "rank") + " share " +
                      count_of(gpus_, "GPU") + " here: NCCL is left out";
@@ -132,6 +140,8 @@ class MpiTeam final : public Team {
   std::string fused_status() const override { return fused_status_; }
   PeerSum* peer_sum() override { return peer_sum_.get(); }
   std::string peer_sum_status() const override { return "every rank reads every other's partial sum"; }
+  LastBlockSum* last_block_sum() override { return last_block_sum_.get(); }
+  std::string last_block_sum_status() const override { return last_block_sum_status_; }
   int device_of(int rank) const override { return devices_.at(static_cast<std::size_t>(rank)); }
   bool prints() const override { return rank_ == 0; }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
@@ -194,6 +204,8 @@ class MpiTeam final : public Team {
   std::unique_ptr<Ring> ring_;  // destroyed after the fused ring, the peer sum and NCCL's communicator
   std::unique_ptr<FusedRing> fused_;
   std::unique_ptr<PeerSum> peer_sum_;
+  std::unique_ptr<LastBlockSum> last_block_sum_;
+  std::string last_block_sum_status_;
   std::string fused_status_ = "left out: no all-reduce in this run", nccl_status_;
   std::unique_ptr<NcclRanks> nccl_;
 };

@@ -55,15 +55,18 @@ inline constexpr int kDefaultSlots = 4;
 /// its own copy, in the last p-1 (all-gather) it overwrites its copy with the finished sum. A
 /// *message* is one piece of one step; they are numbered m = step * chunks + piece.
 ///
-/// Both rings follow this plan: the copy-engine ring with a few large pieces and staging `slots`,
-/// the fused ring with many small pieces (one or more per block of its kernel) and no staging.
+/// Both rings follow this plan: the copy-engine ring with a few large pieces and `slots` staging
+/// slots shared by all of them, the fused ring with many small pieces (one or more per block of its
+/// kernel) and `slots` staging slots for each piece (push_slot).
 struct RingPlan {
   std::size_t n = 0;                 ///< floats in the vector
   int ranks = 1;                     ///< p
   std::size_t segment_elements = 0;  ///< floats per segment (the last segments may be shorter or empty)
   std::size_t chunk_elements = 0;    ///< the most floats one message carries
   int chunks = 0;                    ///< messages per segment and step (0 when there is nothing to move)
-  int slots = kDefaultSlots;         ///< staging slots per rank, of chunk_elements floats each (fused: 0)
+  /// Copy-engine ring: staging slots per rank, of chunk_elements floats each. Fused ring: staging slots
+  /// per piece, each a segment's worth of floats per rank (push_slot).
+  int slots = kDefaultSlots;
 
   /// 2(p-1): p-1 steps of reduce-scatter, then p-1 of all-gather.
   PMPP_HOST_DEVICE int steps() const { return 2 * (ranks - 1); }
@@ -98,8 +101,11 @@ struct RingPlan {
   }
   /// The receiver's staging slot for reduce-scatter message @p message.
   int slot_of(int message) const { return message % slots; }
-  /// Floats of staging each rank needs.
+  /// Floats of staging each rank needs (the copy-engine ring).
   std::size_t staging_elements() const { return static_cast<std::size_t>(slots) * chunk_elements; }
+  /// The fused ring's staging slot for what a rank pushes at reduce-scatter step @p step: the slots of
+  /// a piece are used in turn, so a sender may run `slots` steps ahead of its receiver's reads.
+  PMPP_HOST_DEVICE int push_slot(int step) const { return step % slots; }
 
  private:
   PMPP_HOST_DEVICE static std::size_t at_most(std::size_t limit, std::size_t x) { return x < limit ? x : limit; }
@@ -121,36 +127,47 @@ void simulate_ring(const RingPlan& plan, std::vector<std::vector<float>>& vector
 
 /// Pieces per segment of the fused ring are capped here: each has two flags per rank, made once.
 inline constexpr int kMaxFusedChunks = 8192;
-/// The fused ring's plan for n floats over @p ranks ranks whose kernels run @p blocks blocks each: no
-/// staging, and pieces small enough to keep every block busy. With @p chunk_elements = 0 each block
-/// takes one piece per step, or two or more where pieces would be above 1 MiB, and pieces stay at
-/// least 16 KiB (a small vector leaves some blocks idle). Pieces are rounded to kAlignElements and
-/// raised until a segment has at most kMaxFusedChunks. Throws std::invalid_argument for ranks < 1 or
-/// blocks < 1.
-RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements = 0);
+/// Staging slots per piece of the fused ring when the caller leaves it to the plan: two, so that a
+/// rank may push the next step's piece while its right neighbour still adds the previous one (fewer
+/// where the reduce-scatter has fewer steps: p-1).
+inline constexpr int kFusedSlots = 2;
+/// The fused ring's plan for n floats over @p ranks ranks whose kernels run @p blocks blocks each:
+/// pieces small enough to keep every block busy, and @p slots staging slots per piece (0: kFusedSlots;
+/// at most p-1, and at least 2 where p > 2: one slot that is reused would deadlock the credits). With
+/// @p chunk_elements = 0 each block takes one piece per step, or two or more where pieces would be
+/// above 1 MiB, and pieces stay at least 16 KiB (a small vector leaves some blocks idle). Pieces are
+/// rounded to kAlignElements and raised until a segment has at most kMaxFusedChunks. Throws
+/// std::invalid_argument for ranks < 1, blocks < 1 or slots < 0.
+RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements = 0, int slots = 0);
+/// Floats of staging each rank of the fused ring needs for vectors of up to @p capacity floats: its
+/// slots, each one segment long (a slot holds the same piece of whichever segment arrives).
+std::size_t fused_staging_elements(std::size_t capacity, int ranks, int slots = 0);
 
 /// A flag of the fused ring: 64 bits in one GPU's memory, written by a neighbour, read by its owner.
 using Flag = unsigned long long;
 /// Values a flag can take within one all-reduce (enough for 2^19 ranks).
 inline constexpr Flag kFlagsPerCall = Flag{1} << 20;
 /// The value that says "finished @p steps steps of all-reduce number @p call (counted from 1) on this
-/// piece"; 0 steps: begun, so the writer's inputs are final. Values only grow from one all-reduce to
-/// the next, so the flags are zeroed once, when they are made, and never reset.
+/// piece": a `ready` flag, set by the left neighbour once its push of step steps-1 has landed, or a
+/// `freed` flag, set by the right neighbour once it has read what this rank pushed at step steps-2.
+/// Values only grow from one all-reduce to the next, so the flags are zeroed once, when they are
+/// made, and never reset.
 //! [progress_flag]
 PMPP_HOST_DEVICE constexpr Flag progress_flag(std::uint64_t call, int steps) {
   return call * kFlagsPerCall + static_cast<Flag>(steps);
 }
 //! [progress_flag]
 
-/// The fused ring run on the CPU in any order its flags allow. Each (rank, piece) is a worker that
-/// takes the kernel's steps in order, each as a load (its left neighbour's piece and its own) and a
-/// store, and waits where the kernel waits on a flag; among the workers free to go, a random one
-/// (from @p seed) goes next. @p calls all-reduces run in place, one after the other on each rank, as
-/// kernels on one stream do. With @p end_handshake false a rank ends without waiting until its right
-/// neighbour has stopped reading its vector: the tests show that some order then breaks the sum.
-/// Throws std::logic_error when no worker can go before all are done (a deadlock).
+/// The fused ring run on the CPU in any order its flags allow, through each rank's staging slots.
+/// Each (rank, piece) is a worker that takes the kernel's steps in order, each as a load (its own
+/// piece, and what its left neighbour pushed into its staging) and a store (into its right
+/// neighbour's staging or vector), and waits where the kernel waits on a flag; among the workers free
+/// to go, a random one (from @p seed) goes next. @p calls all-reduces run in place, one after the
+/// other on each rank, as kernels on one stream do. With @p credits false a sender does not wait for
+/// the `freed` flag before it reuses a staging slot: the tests show that some order then breaks the
+/// sum. Throws std::logic_error when no worker can go before all are done (a deadlock).
 void simulate_fused_ring(const RingPlan& plan, std::vector<std::vector<float>>& vectors, std::uint64_t seed,
-                         int calls = 1, bool end_handshake = true);
+                         int calls = 1, bool credits = true);
 
 // ---- The cost model (cost_model.cpp) ---------------------------------------------------------------
 
@@ -180,12 +197,16 @@ struct StepBytes {
 };
 /// A reduce-scatter step (@p reduces) or an all-gather step of @p ring. Copy-engine ring, reduce-scatter:
 /// the copy reads the piece (4) and lands it in the receiver's staging (4 written), the add reads
-/// staging and the vector (8) and writes the vector (4). Fused ring: the kernel reads the neighbour's
-/// piece over the link (4 read from the neighbour's DRAM) and its own (4), and writes its own (4).
-/// All-gather, both rings: 4 read where the piece is, 4 written where it goes.
+/// staging and the vector (8) and writes the vector (4). Fused ring: the kernel reads its own piece
+/// (4) and what its left neighbour pushed into its staging (4), and stores the sum into its right
+/// neighbour's staging (4 written there; as many land here from the left). All-gather, both rings:
+/// 4 read where the piece is, 4 written where it goes.
 StepBytes step_bytes(RingKind ring, bool reduces);
-/// DRAM bytes per float of the vector on one GPU over a whole all-reduce of @p ranks ranks: p-1 steps
-/// of each phase, each moving 1/p of the vector.
+/// DRAM bytes per float of the vector on one GPU over a whole all-reduce of @p ranks ranks, step by
+/// step, each moving 1/p of the vector. The fused ring's first step reads no staging (4 bytes less)
+/// and the step that finishes a segment writes it twice, here and into the right neighbour's vector
+/// (4 more read from staging, 4 more written): 4 bytes more per segment float than p-1 steps of each
+/// kind.
 double all_reduce_dram_bytes_per_float(RingKind ring, int ranks);
 
 // ---- Inputs (inputs.cpp, fill_inputs.cu) --------------------------------------------------------------
@@ -316,6 +337,7 @@ struct FusedRingOptions {
   /// Blocks each rank's kernel runs; 0: as many as stay resident on the smallest of this process's GPUs,
   /// shared among the ranks on it. Across processes every rank must pass the same value.
   int blocks = 0;
+  int slots = 0;  ///< staging slots per piece; 0: kFusedSlots (plan_fused_ring keeps it from 2 to p-1)
 };
 
 /// Blocks of the fused ring's kernel that stay resident together on device @p device when
@@ -323,10 +345,13 @@ struct FusedRingOptions {
 int fused_ring_blocks(int device, int ranks_on_device);
 
 /// The fused ring all-reduce over the vectors of a copy-engine Ring (which must outlive it): one kernel
-/// per GPU runs every step, reading the left neighbour's piece through a peer pointer, adding its own
-/// and writing the result into its own vector, where the right neighbour reads it at the next step.
-/// Neighbours tell each other how far they are with flags in GPU memory, so no host takes part once
-/// the kernels are launched. Like Ring::all_reduce, it runs on each device's default stream.
+/// per GPU runs every step. In the reduce-scatter a rank adds its own piece to what its left
+/// neighbour pushed into its staging and stores the sum straight into its right neighbour's staging
+/// (SM stores through a peer pointer); in the all-gather it stores each finished piece into its right
+/// neighbour's vector. Every read is of the GPU's own memory; only stores cross the links.
+/// Neighbours tell each other how far they are (`ready`) and which staging slot is free again
+/// (`freed`) with flags in GPU memory, so no host takes part once the kernels are launched. Like
+/// Ring::all_reduce, it runs on each device's default stream.
 class FusedRing {
  public:
   /// @p share reaches the other processes' ranks (see ShareMemory); empty: every rank is in this
@@ -397,7 +422,7 @@ std::string pci_bus_id(int device);
 /// `alone`, one rank copies at a time, the others idle; `together`, every rank copies at once, as in
 /// the ring (each GPU sends and receives at the same time, and GPUs sharing a switch or a memory share
 /// its bandwidth). By kernels, every rank at once: `loads`, each rank's SMs read its right neighbour's
-/// vector (as the fused ring reads its left one's), and `stores`, each rank's SMs write into it.
+/// vector, and `stores`, each rank's SMs write into it (as the fused ring pushes into its right one).
 /// @p barrier lines up the processes (nothing to do in one process) and runs on every rank's turn.
 struct LinkBandwidth {
   std::vector<double> alone, together, loads, stores;  ///< [index into ring.local_ranks()]

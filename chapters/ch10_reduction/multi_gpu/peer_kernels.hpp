@@ -1,8 +1,9 @@
 /// @file peer_kernels.hpp
-/// @brief The launchers of the kernels that read other GPUs' memory (fused_ring.cu, peer_sum.cu), for
+/// @brief The launchers of the kernels that reach other GPUs' memory (fused_ring.cu, peer_sum.cu), for
 /// the classes that set up what they read (fused_ring.cpp, peer_sum.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
@@ -10,16 +11,19 @@
 namespace pmpp::ch10::multi_gpu::detail {
 
 /// What one rank's blocks of the fused ring need, as this process addresses it. A rank's mailbox is
-/// kMaxFusedChunks `ready` flags (written by its left neighbour: how far it has got with each piece)
-/// followed by kMaxFusedChunks `done` flags (written by its right neighbour: it no longer reads this
-/// rank's vector).
+/// kMaxFusedChunks `ready` flags (written by its left neighbour: how far its pushes into this rank
+/// have got, piece by piece) followed by kMaxFusedChunks `freed` flags (written by its right
+/// neighbour: how far it has read what this rank pushed into its staging).
 struct FusedRankView {
-  float* vector = nullptr;             ///< this rank's, on this GPU
-  const float* left_vector = nullptr;  ///< the left neighbour's: a peer pointer
-  Flag* ready = nullptr;               ///< this rank's ready flags
-  Flag* done = nullptr;                ///< this rank's done flags
-  Flag* right_ready = nullptr;         ///< the right neighbour's ready flags
-  Flag* left_done = nullptr;           ///< the left neighbour's done flags
+  float* vector = nullptr;        ///< this rank's, on this GPU
+  const float* staging = nullptr; ///< this rank's staging: what the left neighbour pushes
+  float* right_vector = nullptr;  ///< the right neighbour's vector: a peer pointer (all-gather)
+  float* right_staging = nullptr; ///< the right neighbour's staging: a peer pointer (reduce-scatter)
+  std::size_t slot_stride = 0;    ///< floats between two staging slots (a segment of the largest vector)
+  Flag* ready = nullptr;          ///< this rank's ready flags
+  Flag* freed = nullptr;          ///< this rank's freed flags
+  Flag* right_ready = nullptr;    ///< the right neighbour's ready flags
+  Flag* left_freed = nullptr;     ///< the left neighbour's freed flags
   int rank = 0;
 };
 

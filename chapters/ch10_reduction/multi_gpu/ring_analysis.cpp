@@ -65,12 +65,14 @@ Table bytes_table(int p) {
              "as if nothing stayed in L2.");
   t.add_note("Copy-engine ring, reduce-scatter: the copy reads the piece and writes it into the receiver's "
              "staging; the add kernel then reads it back with the receiver's own copy and writes the sum. "
-             "Fused ring: the kernel reads the neighbour's piece over the link (read from the neighbour's DRAM) "
-             "and its own copy, and writes the sum: no staging, no second pass.");
-  char line[200];
+             "Fused ring: the kernel reads its own copy and the piece its left neighbour pushed into its "
+             "staging, and stores the sum into its right neighbour's staging: the add happens on the way "
+             "out, with no second pass, and only stores cross the link.");
+  char line[300];
   std::snprintf(line, sizeof line,
                 "Over a whole all-reduce of %d ranks, per float of the vector: %.3g bytes of DRAM for the "
-                "copy-engine ring, %.3g for the fused ring, against %.3g bytes over each link each way.",
+                "copy-engine ring, %.3g for the fused ring (whose step that finishes a segment writes it "
+                "twice), against %.3g bytes over each link each way.",
                 p, all_reduce_dram_bytes_per_float(RingKind::copy_engine, p),
                 all_reduce_dram_bytes_per_float(RingKind::fused, p), ring_bytes_per_rank(4.0, p));
   t.add_note(line);

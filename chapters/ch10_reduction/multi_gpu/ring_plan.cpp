@@ -1,6 +1,7 @@
 // The rings' plans: how an n-float all-reduce over p ranks is cut into segments and pieces, for the
-// copy-engine ring (a few large messages through staging) and the fused ring (many small pieces, one
-// or more per block), and the copy-engine ring's plan run on the CPU.
+// copy-engine ring (a few large messages through a few staging slots) and the fused ring (many small
+// pieces, one or more per block, each with staging slots of its own), and the copy-engine ring's plan
+// run on the CPU.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -70,10 +71,24 @@ RingPlan plan_ring(std::size_t n, int ranks, std::size_t chunk_elements, int slo
   return plan;
 }
 
-RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements) {
+namespace {
+// The fused ring's staging slots per piece: as asked, or kFusedSlots; never more than the p-1
+// reduce-scatter pushes a piece receives, which need no slot twice; and at least two where a slot is
+// reused (p > 2). With one, the credit for a push of step t would come from the receiver's push of
+// step t, which waits for the credit from its own receiver's step t, around the ring back to the
+// sender: a deadlock. With s >= 2 every wait is for an earlier step (t - s + 1), so the waits end.
+int fused_slots(int ranks, int slots) {
+  if (slots < 0) throw std::invalid_argument("the fused ring needs 0 (the default) or more slots, got " +
+                                             std::to_string(slots));
+  if (ranks < 2) return 1;
+  return std::clamp(slots == 0 ? kFusedSlots : slots, std::min(2, ranks - 1), ranks - 1);
+}
+}  // namespace
+
+RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk_elements, int slots) {
   if (blocks < 1) throw std::invalid_argument("the fused ring needs at least one block, got " + std::to_string(blocks));
   RingPlan plan = segments(n, ranks);
-  plan.slots = 0;  // nothing is staged: a rank reads its neighbour's vector directly
+  plan.slots = fused_slots(ranks, slots);
   if (ranks == 1 || n == 0) return plan;
   if (chunk_elements == 0) {
     // As many pieces as blocks, or twice, three times ... as many, so that each block has the same
@@ -84,6 +99,11 @@ RingPlan plan_fused_ring(std::size_t n, int ranks, int blocks, std::size_t chunk
   }
   cut_into_pieces(plan, chunk_elements, kMaxFusedChunks);
   return plan;
+}
+
+std::size_t fused_staging_elements(std::size_t capacity, int ranks, int slots) {
+  if (ranks < 2 || capacity == 0) return 0;  // nothing is pushed
+  return static_cast<std::size_t>(fused_slots(ranks, slots)) * segments(capacity, ranks).segment_elements;
 }
 
 void simulate_ring(const RingPlan& plan, std::vector<std::vector<float>>& vectors) {

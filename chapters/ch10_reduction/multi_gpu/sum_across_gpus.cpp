@@ -1,5 +1,6 @@
 // The sum across GPUs: every rank reduces its shard with the chapter's last stage, then the p partial
-// sums become the total on every rank, either with NCCL's all-reduce or with peer reads (PeerSum).
+// sums become the total on every rank, either with NCCL's all-reduce, with peer reads (PeerSum), or
+// inside the reduction's own kernel, in each rank's last block (LastBlockSum).
 // Checked like every reduction of the chapter, and timed against one GPU reducing everything.
 #include <cuda_runtime_api.h>
 
@@ -55,9 +56,10 @@ float read_back(int device, const float* value) {
   return host;
 }
 
-// A way of ending the sum: what it enqueues, and where each local rank finds its total.
+// A way of ending the sum: what it enqueues, and where each local rank finds its total. An ending
+// inside the reduction's kernel has no last level to run alone (last_level_alone empty).
 struct Ending {
-  std::string name;
+  std::string name, row;
   std::function<void()> run, last_level_alone;
   std::function<const float*(std::size_t)> total;
 };
@@ -95,7 +97,7 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
       team.nccl_all_reduce(partials, 1);  // then p floats cross the links, in a library call
     };
     //! [sum_with_nccl]
-    endings.push_back({"NCCL", run, [&] { team.nccl_all_reduce(partials, 1); },
+    endings.push_back({"NCCL", stage_name + " per shard + NCCL", run, [&] { team.nccl_all_reduce(partials, 1); },
                        [&](std::size_t i) -> const float* { return partials[i]; }});
   }
   if (PeerSum* peer = team.peer_sum()) {
@@ -105,8 +107,26 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
       peer->combine();  // each rank reads the others' partial sums over the links
     };
     //! [sum_with_peer_reads]
-    endings.push_back({"peer reads", run, [peer] { peer->combine(); },
+    endings.push_back({"peer reads", stage_name + " per shard + peer reads", run, [peer] { peer->combine(); },
                        [peer](std::size_t i) { return peer->total(i); }});
+  }
+  // The last-block ending runs stage 06's loop in a kernel of its own (last_block_sum.cu).
+  const std::string last_block_row = "stage 06 per shard, ended in its last block";
+  if (LastBlockSum* last = team.last_block_sum()) {
+    std::vector<const float*> inputs;
+    std::vector<std::size_t> counts;
+    for (auto& shard : shards) {
+      inputs.push_back(shard->input.data());
+      counts.push_back(shard->count);
+    }
+    //! [sum_in_last_block]
+    const auto run = [&, last, inputs, counts] {
+      const std::vector<ReductionLaunch> launches = last->sum(inputs, counts, partials);  // one kernel per GPU
+      for (std::size_t i = 0; i < shards.size(); ++i) shards[i]->rounding_depth = launches[i].rounding_depth;
+    };
+    //! [sum_in_last_block]
+    endings.push_back({"its last block", last_block_row, run, {},
+                       [&](std::size_t i) -> const float* { return partials[i]; }});
   }
   if (endings.empty()) {
     say(team, "skipped: neither NCCL (" + team.nccl_status() + ") nor peer reads (" + team.peer_sum_status() +
@@ -118,6 +138,10 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
   // more roundings), and the same bits on every rank.
   std::vector<bool> passed;
   for (const Ending& ending : endings) {
+    for (auto& shard : shards) {  // NaN again: a total left by the ending before must not pass for this one's
+      CUDA_CHECK(cudaSetDevice(shard->device));
+      shard->partial.poison();
+    }
     ending.run();
     std::size_t depth = 0;
     for (auto& shard : shards) depth = std::max(depth, shard->rounding_depth);
@@ -182,7 +206,7 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
       t.add_note("The input does not fit on one GPU beside its shard: no one-GPU run to compare with.");
   }
   for (std::size_t k = 0; k < endings.size(); ++k) {
-    const std::string run = stage_name + " per shard + " + endings[k].name;
+    const std::string& run = endings[k].row;
     if (!passed[k]) {
       t.add_row({run, gpus, "FAIL"});
       continue;
@@ -191,8 +215,12 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
     t.add_row({run, gpus, "PASS", Cell::num(ms, 4), Cell::num(bytes / ms / 1e6, 0),
                one_ms > 0 ? Cell::num(one_ms / ms, 2) : Cell::none()});
   }
+  if (!team.last_block_sum()) {
+    t.add_row({last_block_row, gpus, "not run"});
+    t.add_note("Ended in its last block: " + team.last_block_sum_status() + ".");
+  }
   for (std::size_t k = 0; k < endings.size(); ++k)
-    if (passed[k])
+    if (passed[k] && endings[k].last_level_alone)
       t.add_row({"  " + endings[k].name + " alone", gpus, "-",
                  Cell::num(time_ms(team, o.repetitions, endings[k].last_level_alone), 4)});
   t.add_note("GB/s: the input's bytes over the time. Each GPU reads only its shard, all at once, so the ideal is " +
@@ -200,6 +228,10 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
              " to combine, which costs latency, not bandwidth.");
   t.add_note("NCCL: an all-reduce of the partial sums, a library call. Peer reads: one kernel per GPU in which "
              "each rank reads the other ranks' partial sums from their memory.");
+  t.add_note("Ended in its last block: no second launch. The block that stage 06 elects to combine the "
+             "blocks' results stores the rank's partial sum into every rank's memory and waits for the "
+             "others' in its own, so the last level starts as soon as the slowest rank's shard is done, "
+             "not after the reduction kernel drains and another kernel starts.");
   t.add_note("'alone': the last level by itself, on partial sums already in place.");
   t.add_note("Times: average of --reps runs back to back, host clock.");
   show(team, "", t);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ch10_reduction/multi_gpu/last_block_sum.hpp"
 #include "ch10_reduction/multi_gpu/multi_gpu.hpp"
 
 namespace pmpp::ch10::multi_gpu {
@@ -29,6 +30,10 @@ class Team {
   /// other's memory (peer_sum_status() says why).
   virtual PeerSum* peer_sum() = 0;
   virtual std::string peer_sum_status() const = 0;
+  /// The sum across GPUs ended in each rank's last block, one kernel per GPU; null where it cannot
+  /// run here (last_block_sum_status() says why).
+  virtual LastBlockSum* last_block_sum() = 0;
+  virtual std::string last_block_sum_status() const = 0;
   /// The CUDA device of any rank, as this process numbers devices.
   virtual int device_of(int rank) const = 0;
   /// True in the one process that prints the tables (rank 0's).
