@@ -363,8 +363,9 @@ def findings(runs, series, where):
     return "\n".join(lines) + "\n"
 
 
-def group_fragments(machine, ranks, runs, out_dir):
-    """{fragment file: text} for the runs of one machine and GPU count."""
+def group_fragments(machine, ranks, runs, out_dir, shown):
+    """{fragment file: text} for the runs of one machine and GPU count; @shown: {table's cells: the run
+    that showed it first}, over every group of the page."""
     device = runs[0].device
     where = f"{ranks} GPUs, {device}" if ranks else device
     series = {id(run): all_reduce_series(run) for run in runs}
@@ -387,9 +388,16 @@ def group_fragments(machine, ranks, runs, out_dir):
     details = out["results_ch10_multi_gpu.md"]
     details.append("Recorded with " + " and ".join(f"{rr.code(run.command)} ({mode_of(run)}, "
                                                   f"{rr.code(run.path.as_posix())})" for run in runs) + ".\n")
-    for run in runs:
-        details.append(rr.folded(f"Everything `{run.command}` printed ({mode_of(run)})",
-                                 "\n".join(rr.table_markdown(run, table) for table in run.tables)))
+    for run in runs:  # a table printed the same by several runs (the plan, the model) is shown once
+        parts = []
+        for table in run.tables:
+            key = (tuple(table.columns), tuple(tuple(row) for row in table.printed))
+            if key in shown:
+                parts.append(f"*{rr.escape(table.title)}*: as printed by {rr.code(shown[key].command)} above.\n")
+            else:
+                shown[key] = run
+                parts.append(rr.table_markdown(run, table))
+        details.append(rr.folded(f"Everything `{run.command}` printed ({mode_of(run)})", "\n".join(parts)))
     return {name: "\n".join(parts) for name, parts in out.items()}
 
 
@@ -474,8 +482,9 @@ def fragments(records, out_dir):
         return {name: NO_RUN for name in FRAGMENTS}
     groups = groups_of(records)
     texts = {name: [] for name in FRAGMENTS}
+    shown = {}
     for machine, ranks in sorted(groups):
-        for name, text in group_fragments(machine, ranks, groups[(machine, ranks)], out_dir).items():
+        for name, text in group_fragments(machine, ranks, groups[(machine, ranks)], out_dir, shown).items():
             if text:
                 texts[name].append(text)
     texts["ch10_multi_gpu_scaling.md"] = [scaling(records)]
