@@ -108,6 +108,7 @@ class Runner:
     clean_up_command: Optional[List[str]]
     timeout: float
     workdir: Path
+    freeze_cgroup: Optional[str] = None  # the cgroup v2 its workers run in, frozen between timed calls
 
 
 def read_facts(text: str) -> dict:
@@ -180,6 +181,8 @@ def run_case(tests: str, worker: Path, reference: str, case: Case, runner: Runne
                PMPP_CASE_ALONE="1" if alone else "0", PMPP_GRADE_PID=str(os.getpid()))
     if profiler and case.feedback:
         env["PMPP_PROFILER"] = "\n".join(profiler)
+    if runner.freeze_cgroup:
+        env["PMPP_FREEZE_CGROUP"] = runner.freeze_cgroup
     if runner.clean_up_command:
         env["PMPP_CLEANUP"] = "\n".join(runner.clean_up_command)
     if runner.visible_devices is not None:

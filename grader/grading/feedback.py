@@ -29,7 +29,7 @@ METRICS_FILE = REPO / "profile" / "metrics.json"
 # so that ncu needs few passes over the one launch.
 # inst_executed weighs each launch's ratios (a two-pass sum's second kernel is tiny).
 METRIC_KEYS = ["dram_read", "dram_write", "ld_requests", "ld_sectors", "threads_per_inst", "warps_pct",
-               "shared_ld_conflicts", "shared_st_conflicts", "shared_ld_wavefronts", "inst_executed"]
+               "shared_ld_conflicts", "shared_st_conflicts", "shared_ld_wavefronts", "inst_executed", "time_ns"]
 # Launches profiled at most: a function may launch several kernels (a two-pass sum launches two).
 LAUNCH_COUNT = 32
 PERMISSION_LINE = ("not profiled: this GPU's driver lets only administrators read its counters "
@@ -84,7 +84,8 @@ def counters_of(found: List[ncu.Launch]) -> Dict[str, Optional[float]]:
             "threads_per_warp": v.get("threads_per_inst"),
             "occupancy": v.get("warps_pct"),
             "bank_conflicts": total("shared_ld_conflicts", "shared_st_conflicts"),
-            "shared_wavefronts": v.get("shared_ld_wavefronts")}
+            "shared_wavefronts": v.get("shared_ld_wavefronts"),
+            "kernel_ms": None if v.get("time_ns") is None else v["time_ns"] / 1e6}
 
 
 # name, unit, higher is better; the order of the report
@@ -121,6 +122,8 @@ def show(value: Optional[float], unit: str) -> str:
         return f"{value:.0f} B"
     if unit == "%":
         return f"{value:.0f}%"
+    if unit == "ms":
+        return f"{value:.4f} ms"
     return f"{value:.3g}" if unit != "conflicts" else f"{value:.0f}"
 
 
@@ -194,6 +197,9 @@ def entry(fact: Dict, ncu_path: Optional[str]) -> Dict:
     return {
         "exercise": fact.get("exercise"), "launch": fact.get("launch"),
         "time_ms": time_ms, "solution_ms": solution_ms,
+        # Around the whole call, and an empty call's (its fixed cost), which time_ms is net of; absent
+        # from records made before the empty call was timed, whose time_ms is the call's.
+        "call_ms": fact.get("call_ms"), "fixed_ms": fact.get("fixed_ms"),
         "floor": {"kind": floor.get("kind", "DRAM"), "ms": floor_ms, "bytes": floor.get("bytes"),
                   "flops": floor.get("flops")},
         "fraction_of_floor": floor_ms / time_ms if floor_ms and time_ms else None,
@@ -202,16 +208,20 @@ def entry(fact: Dict, ncu_path: Optional[str]) -> Dict:
                     "line": fact.get("physics", {}).get("line", "")},
         "profiling": {"available": available, "line": line},
         "counters": counters,
+        # The kernels' own time as Nsight Compute measures it (caches flushed): beside the timed call,
+        # what of it the kernels took.
+        "kernel_ms": {"yours": yours.get("kernel_ms"), "solution": solution.get("kernel_ms")} if available else None,
         "largest_gap": largest_gap(yours, solution) if available else "",
     }
 
 
 def not_run(exercise_id: str, why: str) -> Dict:
     """The entry of an exercise whose feedback case did not run, and why."""
-    return {"exercise": exercise_id, "launch": None, "time_ms": None, "solution_ms": None,
-            "floor": {"kind": "DRAM", "ms": None, "bytes": None, "flops": None}, "fraction_of_floor": None,
+    return {"exercise": exercise_id, "launch": None, "time_ms": None, "solution_ms": None, "call_ms": None,
+            "fixed_ms": None, "floor": {"kind": "DRAM", "ms": None, "bytes": None, "flops": None}, "fraction_of_floor": None,
             "solution_fraction_of_floor": None, "physics": {"flagged": False, "line": ""},
-            "profiling": {"available": False, "line": f"no feedback: {why}"}, "counters": [], "largest_gap": ""}
+            "profiling": {"available": False, "line": f"no feedback: {why}"}, "counters": [], "kernel_ms": None,
+            "largest_gap": ""}
 
 
 def parse_fact(text: str) -> Optional[Dict]:
@@ -251,6 +261,8 @@ def console_lines(doc: Dict) -> List[str]:
             head += f"; the solution {e['solution_ms']:.4f} ms"
             if e["solution_fraction_of_floor"] is not None:
                 head += f" ({100 * e['solution_fraction_of_floor']:.0f}%)"
+        if e.get("fixed_ms") is not None and e.get("call_ms") is not None:
+            head += f"; your time is your call's less its fixed cost ({e['call_ms']:.4f} less {e['fixed_ms']:.4f} ms)"
         out += wrap(head)
         if e["physics"]["flagged"]:
             out += wrap("FLAGGED: " + e["physics"]["line"])
@@ -259,6 +271,9 @@ def console_lines(doc: Dict) -> List[str]:
             continue
         cells = [f"{c['name']} {show(c['yours'], c['unit'])} ({show(c['solution'], c['unit'])})"
                  for c in e["counters"] if c["yours"] is not None]
+        kernel = e.get("kernel_ms") or {}
+        if kernel.get("yours") is not None:
+            cells.insert(0, f"kernel time {kernel['yours']:.4f} ms ({show(kernel.get('solution'), 'ms')})")
         out += wrap("yours (solution's): " + "; ".join(cells))
         out += wrap("largest gap: " + e["largest_gap"])
     return out

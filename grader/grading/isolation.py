@@ -256,6 +256,14 @@ class Isolation:
         keep = [arg for fd in WORKER_DESCRIPTORS for arg in ("--keep-fd", str(fd))]
         return self._prefix(slot, self._worker_limits(), None, gpu) + keep + ["--"]
 
+    def freeze_cgroup(self, slot: int) -> Optional[str]:
+        """The cgroup v2 folder a worker of @slot runs in, which the test process freezes between timed
+        calls (trusted/hold_still.hpp); None without one."""
+        if not self.cgroups:
+            return None
+        return next((str(folder) for h, folder in zip(self.cgroups.used, self.cgroups.folders(self.slots.numbers[slot]))
+                     if h.version == 2), None)
+
     def clean_up_command(self, slot: int) -> Optional[List[str]]:
         return [self.sandbox, "--user", self._ids(slot), "--clean-up"] if self.as_root else None
 

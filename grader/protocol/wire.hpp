@@ -30,6 +30,10 @@ inline constexpr int kReplyFd = 4;
 /// another process can build from the exporter's pid), so a worker reaches the memory of its own test
 /// and of no one else's. The trusted side never reads from it.
 inline constexpr int kMemoryFd = 5;
+/// The call every worker answers by launching a kernel that does nothing (then synchronizing and
+/// replying, as after every call): what a call costs around the work, timed beside a speed trial's
+/// calls (timing.hpp).
+inline constexpr char kEmptyCall[] = "pmpp_grader::empty_call";
 /// The largest frame either side accepts: far above any request the tests send (host arrays are
 /// filters of at most a few thousand floats), far below what could exhaust memory.
 inline constexpr std::uint32_t kMaxFrame = 16u << 20;

@@ -31,18 +31,19 @@ def report(rows):
 
 SOLUTION = {"dram_read": 1073741824, "dram_write": 4096, "ld_requests": 8388608, "ld_sectors": 33554432,
             "threads_per_inst": 31.2, "warps_pct": 88.0, "shared_ld_conflicts": 0, "shared_st_conflicts": 0,
-            "shared_ld_wavefronts": 600000, "inst_executed": 9e7}
-UNCOALESCED = dict(SOLUTION, ld_sectors=8388608 * 32, dram_read=1.1 * 1073741824)
+            "shared_ld_wavefronts": 600000, "inst_executed": 9e7, "time_ns": 330000}
+UNCOALESCED = dict(SOLUTION, ld_sectors=8388608 * 32, dram_read=1.1 * 1073741824, time_ns=1250000)
 DIVERGENT = dict(SOLUTION, threads_per_inst=15.5, ld_sectors=8388608 * 2)
 CONFLICTED = dict(SOLUTION, shared_ld_conflicts=4_000_000)
 
 
-def fact(yours, solution=SOLUTION, time_ms=0.41, flagged=False, profiled=True, why=""):
+def fact(yours, solution=SOLUTION, time_ms=0.41, flagged=False, profiled=True, why="", fixed_ms=0.52):
     def side(values):
         return {"ran": profiled, "why": why, "report": report([values]) if profiled else ""}
     return json.dumps({
         "exercise": "ex10.1", "launch": "max_reduction of 2^28 floats", "gpu": "NVIDIA H100 80GB HBM3",
-        "time_ms": time_ms, "wrong_runs": 0, "solution_ms": 0.37,
+        "time_ms": time_ms, "call_ms": time_ms + fixed_ms, "fixed_ms": fixed_ms, "wrong_runs": 0,
+        "solution_ms": 0.37, "solution_call_ms": 0.37 + fixed_ms,
         "floor": {"kind": "DRAM", "ms": 0.3203, "bytes": 1073741824, "flops": 268435456},
         "physics": {"flagged": flagged, "line": "impossible: ..." if flagged else "possible: ..."},
         "text": {"sectors_per_request": 4, "bank_conflicts": 0},
@@ -73,8 +74,9 @@ d = doc_of(case(fact(SOLUTION)))
 e = d["exercises"][0]
 check("the document has gpu and exercises", set(d) == {"gpu", "exercises"} and d["gpu"].startswith("NVIDIA"))
 check("an exercise has exactly the schema's keys",
-      set(e) == {"exercise", "launch", "time_ms", "solution_ms", "floor", "fraction_of_floor",
-                 "solution_fraction_of_floor", "physics", "profiling", "counters", "largest_gap"})
+      set(e) == {"exercise", "launch", "time_ms", "solution_ms", "call_ms", "fixed_ms", "floor", "fraction_of_floor",
+                 "solution_fraction_of_floor", "physics", "profiling", "counters", "kernel_ms", "largest_gap"})
+check("the kernels' time in Nsight Compute, both sides", e["kernel_ms"] == {"yours": 0.33, "solution": 0.33})
 check("the floor has kind, ms, bytes and flops", set(e["floor"]) == {"kind", "ms", "bytes", "flops"})
 check("each counter has its fields", all(set(c) == {"name", "unit", "yours", "solution", "text", "higher_is_better"}
                                          for c in e["counters"]))
@@ -136,6 +138,11 @@ d = doc_of(case(fact(UNCOALESCED)), case(fact(SOLUTION, time_ms=0.02, flagged=Tr
 lines = feedback.console_lines(d)
 check("console lines fit 100 columns", all(len(line) <= 100 for line in lines))
 check("the console names the flagged time", any("FLAGGED" in line for line in lines))
+check("the console gives the kernel time", "kernel time 1.2500 ms (0.3300 ms)" in " ".join(lines))
+check("the console says the times are net of the call's fixed cost",
+      "less its fixed cost (0.9300 less 0.5200 ms)" in " ".join(lines))
+check("the fraction of the floor is the net time's", abs(doc_of(case(fact(SOLUTION)))["exercises"][0]["fraction_of_floor"]
+                                                         - 0.3203 / 0.41) < 1e-9)
 print("\n".join(lines))
 
 if failures:

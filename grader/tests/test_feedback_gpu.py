@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Feedback on a GPU: grades, as one class, the solution of ex10.1, the slow but correct variants of
-variants/ and the attack work_before_the_clock, and checks each student's feedback.json: the
-solution's time possible and near its floor, each variant's largest gap named for what slows it (where
-the counters may be read; else the one fallback line); what the attack earns is printed (a known gap:
-grader/README.md, "Not defended"). Exit status 77 (skipped) without a GPU.
+variants/ and the two attacks that work before the clock, and checks each student's feedback.json: the
+solution's time possible and its share of the floor not negligible, each variant's largest gap named for what slows it (where
+the counters may be read; else the one fallback line), the attack whose thread works before the clock
+held still and so timed honestly (the one whose kernel does is shown; the attack suite checks what it
+earns).
+Exit status 77 (skipped) without a GPU.
 
 usage: test_feedback_gpu.py --build-dir DIR [--keep DIR]   (--keep: copy the class's reports there)"""
 
@@ -54,8 +56,9 @@ def main():
         target.parent.mkdir(parents=True)
         shutil.copyfile(variant, target)
         expected_gap[variant.stem] = header(variant, "largest gap")
-    cheat = next(a for a in recipes.attacks() if a.name == "work_before_the_clock")
-    recipes.write_exercise(klass / "cheat", e, "", recipes.HIDDEN_EXAMPLE, cheat)
+    for cheat in ("work_before_the_clock", "kernel_before_the_clock"):
+        attack = next(a for a in recipes.attacks() if a.name == cheat)
+        recipes.write_exercise(klass / cheat, e, "", recipes.HIDDEN_EXAMPLE, attack)
     grade = [sys.executable, str(recipes.REPO / "scripts" / "grade"), "--class", str(klass), "--out", str(out),
              "--exercise", e.id, "--build-dir", str(args.build_dir)]
     print(" ".join(grade), flush=True)
@@ -80,11 +83,12 @@ def main():
     sol = entry("solution")
     check(f"the solution has a time ({sol['time_ms']} ms) and is not flagged",
           sol["time_ms"] is not None and not sol["physics"]["flagged"])
-    # The trusted clock times the whole remote call (request, kernel, synchronize, reply), which on 1 GiB
-    # adds a fixed cost of about 0.6 ms on an H200: the solution's share of the floor is possible (at
-    # most 1) and far from nothing, not near 1.
-    check(f"the solution reaches {sol['fraction_of_floor']} of its floor's rate (0.1 to 1)",
-          sol["fraction_of_floor"] is not None and 0.1 < sol["fraction_of_floor"] <= 1.0)
+    # Its time is its call's less the call's fixed cost (an empty call timed beside it): possible, and
+    # far from nothing (the textbook kernel of the exercise reads its gigabyte well below peak).
+    check(f"the solution reaches {sol['fraction_of_floor']} of its floor's rate (0.1 to 1/0.95)",
+          sol["fraction_of_floor"] is not None and 0.1 < sol["fraction_of_floor"] <= 1 / 0.95)
+    print(f"     the solution's call {sol.get('call_ms')} ms, of which fixed cost {sol.get('fixed_ms')} ms; "
+          f"its kernels in Nsight Compute: {(sol.get('kernel_ms') or {}).get('solution')} ms")
     print(f"     profiling: {sol['profiling']['line']}")
     for student, gap in expected_gap.items():
         x = entry(student)
@@ -93,11 +97,19 @@ def main():
             check(f"{student}: the largest gap is '{gap}': {x['largest_gap']}", x["largest_gap"].startswith(gap))
         else:
             print(f"     {student}: counters not read here: {x['profiling']['line']}")
-    # The attack that works before the clock is a known gap: its calls do no work, but their fixed cost
-    # keeps them above the floor (grader/README.md, "Not defended"). Said here, not checked.
-    x = entry("cheat")
-    print(f"note the cheat (work before the clock) earns {rows['cheat'][e.id]} of {rows['solution'][e.id]}, "
-          f"{x['time_ms']} ms a call, {'flagged' if x['physics']['flagged'] else 'not flagged'}: a known gap")
+    # Held still between calls, the thread that would work before the clock works while it is timed: an
+    # honest time, not flagged, and the solution's points (its kernel is as fast).
+    x = entry("work_before_the_clock")
+    print(f"     work_before_the_clock: {x['time_ms']} ms net, earns {rows['work_before_the_clock'][e.id]}")
+    check("work_before_the_clock: held still, timed honestly (not flagged), earns as the solution",
+          x["time_ms"] is not None and not x["physics"]["flagged"]
+          and rows["work_before_the_clock"][e.id] == rows["solution"][e.id])
+    # The kernel left running in a context of its own is not held, but it shares the GPU with the test's
+    # own work by time slices, and gains at most the untimed moments around a call: what it earns is
+    # checked by the attack suite (grader.attacks); here its time is shown.
+    x = entry("kernel_before_the_clock")
+    print(f"     kernel_before_the_clock: {x['time_ms']} ms net, earns {rows['kernel_before_the_clock'][e.id]}: "
+          f"{x['physics']['line']}")
     shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
 

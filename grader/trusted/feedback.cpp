@@ -90,7 +90,8 @@ void give_feedback(const FeedbackTrial& trial) {
                                        trial.repetitions, l2);
   const Profile solution_profile = profile(Side::reference, trial);
 
-  const double your_ms = yours.median_ms(), solution_ms = solution.median_ms();
+  // The work's own times: each side's median call less its fixed cost (timing.hpp).
+  const double your_ms = yours.net_ms(), solution_ms = solution.net_ms();
   const Physics physics = check_physics(your_ms, floor);
   std::string text = "{";
   for (const TextPrediction& t : trial.text)
@@ -98,15 +99,20 @@ void give_feedback(const FeedbackTrial& trial) {
   text += "}";
   note_feedback("{\"exercise\": " + json_string(trial.exercise) + ", \"launch\": " + json_string(trial.launch) +
                 ", \"gpu\": " + json_string(device.name) + ", \"time_ms\": " + json_number(your_ms) +
+                ", \"call_ms\": " + json_number(yours.median_ms()) + ", \"fixed_ms\": " + json_number(yours.fixed_ms()) +
                 ", \"wrong_runs\": " + std::to_string(yours.wrong) + ", \"solution_ms\": " +
-                json_number(solution_ms, solution.wrong == 0) + ", \"floor\": " + floor_json(floor) +
+                json_number(solution_ms, solution.wrong == 0) + ", \"solution_call_ms\": " +
+                json_number(solution.median_ms(), solution.wrong == 0) + ", \"floor\": " + floor_json(floor) +
                 ", \"physics\": {\"flagged\": " + json_bool(physics.flagged) + ", \"line\": " +
                 json_string(physics.line) + "}, \"text\": " + text + ", \"profiles\": {\"yours\": " +
                 profile_json(your_profile) + ", \"solution\": " + profile_json(solution_profile) + "}}");
 
   char line[400];
-  std::snprintf(line, sizeof line, "feedback (%s): yours %.4f ms, the solution's %.4f ms, floor %.4f ms (%s)",
-                trial.launch.c_str(), your_ms, solution_ms, floor.ms, floor.kind);
+  std::snprintf(line, sizeof line,
+                "feedback (%s): yours %.4f ms, the solution's %.4f ms, floor %.4f ms (%s); the calls took %.4f and "
+                "%.4f ms, of which %.4f and %.4f ms is a call's fixed cost",
+                trial.launch.c_str(), your_ms, solution_ms, floor.ms, floor.kind, yours.median_ms(),
+                solution.median_ms(), yours.fixed_ms(), solution.fixed_ms());
   std::cout << line << "\nphysics: " << physics.line << std::endl;
   INFO(line);
   INFO("physics: " << physics.line);

@@ -7,7 +7,8 @@
 /// so every compulsory byte read must come from DRAM; what a kernel writes may stay in L2 when it
 /// ends, so only the written bytes that L2 cannot hold count. A time below the floor, by more than
 /// kPhysicsTolerance, cannot come from an honest kernel: the work was done before the clock started
-/// (during the untimed preparation, by a process of its own) or the call returned before it ended.
+/// (during the untimed preparation: by a kernel left running on the GPU, since the worker itself is held
+/// still between calls) or the call returned before it ended.
 /// Plain C++, no GPU: checked by a host test.
 #pragma once
 
@@ -55,7 +56,8 @@ struct Physics {
   std::string line;  ///< one line, for the report
 };
 
-/// Whether @p ms (a median of timed runs) is possible for a kernel whose floor is @p floor.
+/// Whether @p ms, the work's own time (a median of timed calls less the call's fixed cost, see
+/// timing.hpp), is possible for a kernel whose floor is @p floor.
 inline Physics check_physics(double ms, const Floor& floor) {
   Physics p;
   char text[320];
@@ -66,11 +68,11 @@ inline Physics check_physics(double ms, const Floor& floor) {
   p.flagged = ms < floor.ms * (1 - kPhysicsTolerance);
   if (p.flagged)
     std::snprintf(text, sizeof text,
-                  "impossible: %.4f ms is %.0f%% of the %s floor (%.4f ms); no kernel can do this work that fast, "
-                  "so the work was done outside the timed call or the call returned before it ended",
+                  "impossible: the work's own %.4f ms is %.0f%% of the %s floor (%.4f ms); no kernel can do this "
+                  "work that fast, so it was done outside the timed call or the call returned before it ended",
                   ms, 100 * ms / floor.ms, floor.kind, floor.ms);
   else
-    std::snprintf(text, sizeof text, "possible: %.4f ms is above the %s floor of %.4f ms (%.0f%% of the peak rate)",
+    std::snprintf(text, sizeof text, "possible: the work's own %.4f ms is above the %s floor of %.4f ms (%.0f%% of peak)",
                   ms, floor.kind, floor.ms, ms > 0 ? 100 * floor.ms / ms : 0.0);
   p.line = text;
   return p;

@@ -7,9 +7,10 @@
 /// warm-up runs first, the median of the rest. Every timed run gets new input (prepare) and has its
 /// output checked (check): an answer kept from an earlier run cannot score. The code under test is
 /// timed first; then it, and every process it started, is ended before the solution is timed, so it
-/// cannot slow the solution down. Reaching `fraction` of the solution's throughput earns the case,
-/// unless the time is physically impossible: below the floor of the work the call must do (floor.hpp),
-/// which no honest kernel reaches.
+/// cannot slow the solution down. Each side's throughput is its work's own: its median call less the
+/// call's fixed cost, an empty call timed beside it (timing.hpp). Reaching `fraction` of the solution's
+/// throughput earns the case, unless the time is physically impossible: below the floor of the work the
+/// call must do (floor.hpp), which no honest kernel reaches.
 #pragma once
 
 #include <functional>

@@ -55,7 +55,8 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit)
+WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit,
+                             const std::string& freeze_cgroup)
     : timeout_s_(timeout_s), output_limit_(output_limit) {
   if (command.empty()) {
     lost_reason_ = "there is no worker to start";
@@ -99,6 +100,7 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& command, double tim
   close(replies[1]);
   close(printed[1]);
   close(memory[1]);
+  if (pid_ > 0) hold_.emplace(pid_, freeze_cgroup);
   request_fd_ = requests[1];
   reply_fd_ = replies[0];
   memory_fd_ = memory[0];
@@ -214,6 +216,7 @@ Outcome WorkerProcess::call(const Request& request) {
   const bool shared = share_memory(request, sending);
   sending.put_raw(request.frame.bytes());
   const auto start = Clock::now();
+  if (hold_) hold_->release();
   const bool sent = shared && write_frame(request_fd_, sending.bytes());
   std::string frame;
   const auto failure = sent ? read_frame(reply_fd_, frame, seconds_from(start, timeout_s_))
@@ -251,7 +254,14 @@ Outcome WorkerProcess::call(const Request& request) {
   return outcome;
 }
 
+bool WorkerProcess::hold_still() { return !lost() && hold_ && hold_->hold(); }
+
+void WorkerProcess::let_go() {
+  if (hold_ && !reaped_) hold_->release();
+}
+
 void WorkerProcess::stop(double grace_s) {
+  let_go();  // it exits on its own once its requests end, and is killed if not
   if (request_fd_ >= 0) close(request_fd_);  // end of requests: a well-behaved worker exits now
   request_fd_ = -1;
   if (memory_fd_ >= 0) close(memory_fd_);

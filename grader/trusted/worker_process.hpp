@@ -14,11 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "hold_still.hpp"
 #include "wire.hpp"
 
 namespace pmpp_grader {
@@ -40,15 +42,24 @@ class WorkerProcess {
   /// and kReplyFd, the memory socket on kMemoryFd and its output captured, then wait up to
   /// @p timeout_s seconds for its handshake.
   /// Check lost() afterwards. @p output_limit bytes of its output are kept, the rest counted.
-  WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit);
+  /// @p freeze_cgroup: the cgroup v2 folder it runs in, frozen by hold_still() ("": none).
+  WorkerProcess(const std::vector<std::string>& command, double timeout_s, std::size_t output_limit,
+                const std::string& freeze_cgroup = "");
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
   ~WorkerProcess();
 
   /// Send one request (see remote_call.hpp) and wait up to the timeout for the reply. Before it, the
   /// worker is sent the allocations the request uses that it does not have yet, and told which of
-  /// those it has were freed since.
+  /// those it has were freed since. A worker held still is let go once the clock has started.
   Outcome call(const Request& request);
+
+  /// Stop every process and thread of the worker until its next call (hold_still.hpp). False when
+  /// that could not be made sure of.
+  bool hold_still();
+  /// Let it go now, if it is held (a worker that will not be called again, or whose cgroup another
+  /// worker is about to join).
+  void let_go();
 
   bool lost() const { return !lost_reason_.empty(); }
   const std::string& lost_reason() const { return lost_reason_; }
@@ -71,6 +82,7 @@ class WorkerProcess {
   void drain_output(int fd);
 
   pid_t pid_ = -1;
+  std::optional<HoldStill> hold_;
   bool reaped_ = false;
   std::string exit_description_;
   /// The request's frame, after sending what the worker needs first; false when it is gone.

@@ -156,6 +156,7 @@ void Settings::read_environment() {
   if (const char* text = std::getenv("PMPP_SANDBOX")) sandbox = split_lines(text);
   if (const char* text = std::getenv("PMPP_CLEANUP")) clean_up = split_lines(text);
   if (const char* text = std::getenv("PMPP_PROFILER")) profiler = split_lines(text);
+  if (const char* text = std::getenv("PMPP_FREEZE_CGROUP")) freeze_cgroup = text;
   if (const char* text = std::getenv("PMPP_CASE_ALONE")) alone = std::string(text) == "1";
   if (const char* text = std::getenv("PMPP_GPU_MEMORY_GIB")) gpu_memory_gib = std::max(0.0, std::atof(text));
   if (const char* text = std::getenv("PMPP_WORKER_TIMEOUT")) {
@@ -171,7 +172,8 @@ void begin_case() {
   if (settings().worker.empty()) return;
   std::vector<std::string> command = settings().sandbox;
   command.push_back(settings().worker);
-  code_under_test = std::make_unique<WorkerProcess>(command, settings().timeout_s, kOutputLimit);
+  code_under_test =
+      std::make_unique<WorkerProcess>(command, settings().timeout_s, kOutputLimit, settings().freeze_cgroup);
   if (code_under_test->lost()) note_misbehaviour("the code under test failed: " + code_under_test->lost_reason());
 }
 
@@ -199,6 +201,17 @@ void retire_code_under_test() {
   code_under_test_retired = true;
   if (!settings().clean_up.empty() && !run_to_end(settings().clean_up, 60))
     throw std::runtime_error("grader: the clean-up command failed, so the speed comparison cannot be trusted");
+}
+
+bool hold_still_until_next_call() {
+  std::string why_none;
+  WorkerProcess* worker = worker_for_calls(&why_none);
+  return worker != nullptr && worker->hold_still();
+}
+
+void let_go_of_worker() {
+  std::string why_none;
+  if (WorkerProcess* worker = worker_for_calls(&why_none)) worker->let_go();
 }
 
 double call_seconds() { return seconds_in_calls; }

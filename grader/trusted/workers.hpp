@@ -32,6 +32,9 @@ struct Settings {
   /// side behind (one argument per line; grade gives Nsight Compute's, with the metrics it reads); empty:
   /// the feedback is not profiled.
   std::vector<std::string> profiler;
+  /// PMPP_FREEZE_CGROUP: the cgroup v2 folder the code under test runs in (grade makes one per case),
+  /// frozen between timed calls (hold_still.hpp); empty: its process group alone is stopped.
+  std::string freeze_cgroup;
 
   /// Read the PMPP_* variables (commands: one argument per line).
   void read_environment();
@@ -67,6 +70,13 @@ bool reference_available();
 /// End the code under test's worker for the rest of the case, and every process it left behind
 /// (PMPP_CLEANUP), so that nothing of it runs while the reference is timed.
 void retire_code_under_test();
+
+/// Stop every process and thread of the current side's worker until its next call, which lets it go
+/// once its clock has started (hold_still.hpp). False when that could not be made sure of.
+bool hold_still_until_next_call();
+/// Let the current side's worker go, if it is held: a profiled worker of the code under test starts in
+/// the same cgroup, which must not be frozen then.
+void let_go_of_worker();
 
 /// Seconds spent in remote calls (request sent to reply read) since the last reset.
 double call_seconds();

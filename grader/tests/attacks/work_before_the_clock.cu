@@ -2,11 +2,11 @@
 //         honestly and leaves a thread behind that watches the result (a 4-byte copy every few
 //         microseconds, on a stream of its own): as soon as the test poisons it for the next run (the
 //         untimed preparation, after the new input is in place), the thread computes the maximum into
-//         it, and the timed call only waits for the thread's word. Right answers, and calls that do
-//         no work. NOT caught today: on an H200 such a call still took 0.64 ms around it (the fixed
-//         cost of a remote call), above the 0.22 ms floor of reading 1 GiB, so the physics check,
-//         which flags only times below the floor, cannot see it, and it earns the speed points too.
-//         Kept in the suite so that the gap stays on record (grader/README.md, "Not defended").
+//         it, and the timed call only waits for the thread's word. Defeated: the worker is held still
+//         from each timed call's reply to the next call (grader/trusted/hold_still.hpp), so the thread
+//         sees the poison only once the clock runs, and the call is timed for the whole work. Its own
+//         kernel is honest, and fast: on an H200 0.46 ms a call less its fixed cost, against the
+//         solution's 0.68 ms, so it earns what the solution earns, for what its kernel does.
 // exercise: max_reduction
 // base: none
 // earns: as the solution

@@ -28,8 +28,16 @@ enum Behaviour : int {
   kMalformedReply,        ///< write a well-framed but meaningless reply on the reply pipe
   kOversizedReply,        ///< write a frame header longer than any frame may be
   kListDescriptors,       ///< throw std::runtime_error("open descriptors above 5: <fd=target ..., or none>")
+  kTickInBackground,      ///< return, leaving a thread that prints "tick" every millisecond
+  kTickInChildAway,       ///< return, leaving a child in a session of its own that prints "tick" likewise
 };
 void misbehave(int how);
+
+/// A cheat in miniature, for the physics check and for holding workers still: the first call leaves a
+/// thread that watches the file at @p path (@p length bytes with its terminating zero) and, when the
+/// file says "poison", works 5 ms and writes "answer" into it. Every call returns as soon as the file
+/// says "answer", so work the thread did before the call costs the call nothing.
+void answer_before_the_clock(const char* path, std::size_t length);
 
 /// Write @p value into the @p n floats at @p device (with cudaMemcpy: no kernel needed).
 void fill(float* device, std::size_t n, float value);

@@ -9,3 +9,5 @@ PMPP_REMOTE_FUNCTION(pmpp_grader_selftest::echo,
 PMPP_REMOTE_FUNCTION(pmpp_grader_selftest::misbehave, (int how), (how))
 PMPP_REMOTE_FUNCTION(pmpp_grader_selftest::fill, (float* device_pointer, std::size_t n, float value),
                      (device(device_pointer), n, value))
+PMPP_REMOTE_FUNCTION(pmpp_grader_selftest::answer_before_the_clock, (const char* path, std::size_t length),
+                     (host(path, length), length))

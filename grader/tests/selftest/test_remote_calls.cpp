@@ -3,6 +3,7 @@
 // garbles the protocol is caught and named, without harm to the test process. Only the cases that pass
 // device buffers need a GPU.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch_test_macros.hpp>
@@ -11,12 +12,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "floor.hpp"
 #include "gpu_test.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "remote_call.hpp"
@@ -88,6 +91,104 @@ TEST_CASE("a worker that crashes, exits or aborts during a call is lost, and say
     CHECK_THAT(outcome.message, ContainsSubstring(reason));
     CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::lost);  // and stays lost
   }
+}
+
+TEST_CASE("the empty call returns, and takes no arguments", "[host]") {
+  WorkerProcess worker = own_worker();
+  CHECK(worker.call(pmpp_grader::request_for(pmpp_grader::kEmptyCall)).kind == Outcome::Kind::returned);
+  const Outcome with_argument = worker.call(pmpp_grader::request_for(pmpp_grader::kEmptyCall, 1));
+  CHECK(with_argument.kind == Outcome::Kind::bad_request);
+  CHECK_FALSE(worker.lost());
+}
+
+TEST_CASE("a worker held still runs nothing until its next call lets it go", "[host]") {
+  WorkerProcess worker = own_worker();
+  REQUIRE(misbehave_in(worker, kTickInBackground).kind == Outcome::Kind::returned);
+  usleep(50'000);
+  REQUIRE(worker.output_bytes() > 0);  // its thread ticks
+  REQUIRE(worker.hold_still());
+  usleep(50'000);  // what it printed before it stopped is read
+  const std::size_t held = worker.output_bytes();
+  usleep(200'000);
+  CHECK(worker.output_bytes() == held);  // about 200 ticks, had it not been held
+  CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
+  usleep(50'000);
+  CHECK(worker.output_bytes() > held);
+  worker.stop();
+}
+
+TEST_CASE("a process that left the worker's group is held still through the worker's cgroup", "[host]") {
+  // As grade runs a worker: in a cgroup v2 of its own (which needs root and a writable cgroup v2).
+  std::string mount;
+  for (const char* place : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"})
+    if (access((std::string(place) + "/cgroup.procs").c_str(), W_OK) == 0 &&
+        access((std::string(place) + "/cgroup.subtree_control").c_str(), F_OK) == 0)
+      mount = place;
+  if (mount.empty() || geteuid() != 0) SKIP("needs root and a writable cgroup v2");
+  const std::string cgroup = mount + "/pmpp-selftest-" + std::to_string(getpid());
+  REQUIRE(mkdir(cgroup.c_str(), 0755) == 0);
+  {
+    WorkerProcess worker({"/bin/sh", "-c", "echo $$ > \"$0\"/cgroup.procs && exec \"$1\"", cgroup,
+                          pmpp_grader::settings().worker},
+                         30, 1 << 20, cgroup);
+    REQUIRE_FALSE(worker.lost());
+    REQUIRE(misbehave_in(worker, kTickInChildAway).kind == Outcome::Kind::returned);
+    usleep(50'000);
+    REQUIRE(worker.output_bytes() > 0);
+    REQUIRE(worker.hold_still());
+    usleep(50'000);
+    const std::size_t held = worker.output_bytes();
+    usleep(200'000);
+    CHECK(worker.output_bytes() == held);
+    CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
+    usleep(50'000);
+    CHECK(worker.output_bytes() > held);
+    worker.stop();
+  }
+  // The child outlived the worker, as it would outlive a case: grade's clean-up kills what is left.
+  std::ofstream(cgroup + "/cgroup.kill") << "1";
+  for (int i = 0; i < 100 && rmdir(cgroup.c_str()) != 0; ++i) usleep(10'000);
+}
+
+TEST_CASE("a cheat that works before the clock is flagged, and held still it works inside the clock", "[host]") {
+  // The untimed preparation of a timed run is played by writing "poison" into a file and waiting
+  // 20 ms; the cheat's thread works 5 ms when it reads "poison" (selftest.hpp), and the floor of that
+  // work is set at 4 ms.
+  char name[] = "/tmp/pmpp-selftest-XXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  const std::string path = name;
+  const auto say = [&](const char* word) { std::ofstream(path) << word; };
+  WorkerProcess worker = own_worker();
+  const auto timed_call = [&] {
+    const Outcome o = worker.call(pmpp_grader::request_for("pmpp_grader_selftest::answer_before_the_clock",
+                                                           pmpp_grader::arguments::host(path.c_str(), path.size() + 1),
+                                                           path.size() + 1));
+    REQUIRE(o.kind == Outcome::Kind::returned);
+    return o.seconds * 1e3;
+  };
+  say("answer");
+  timed_call();  // leaves its thread
+  const double empty_ms = worker.call(pmpp_grader::request_for(pmpp_grader::kEmptyCall)).seconds * 1e3;
+  pmpp_grader::Floor floor;
+  floor.ms = 4;
+
+  say("poison");
+  usleep(20'000);
+  const double free_ms = timed_call();
+  INFO("left running: " << free_ms << " ms, an empty call " << empty_ms << " ms");
+  CHECK(pmpp_grader::check_physics(free_ms - empty_ms, floor).flagged);
+
+  REQUIRE(worker.hold_still());
+  say("poison");
+  usleep(20'000);
+  const double held_ms = timed_call();
+  INFO("held still: " << held_ms << " ms");
+  CHECK(held_ms >= 5);
+  CHECK_FALSE(pmpp_grader::check_physics(held_ms - empty_ms, floor).flagged);
+  worker.stop();
+  unlink(path.c_str());
 }
 
 TEST_CASE("a worker that does not return is stopped at the time limit", "[host]") {
