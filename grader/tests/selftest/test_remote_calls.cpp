@@ -54,6 +54,12 @@ std::string start_failure(const char* how, double timeout_s) {
   return worker.lost_reason();
 }
 
+/// Whether what @p worker printed grows past @p bytes within two seconds.
+bool prints_past(const WorkerProcess& worker, std::size_t bytes) {
+  for (int i = 0; i < 200 && worker.output_bytes() <= bytes; ++i) usleep(10'000);
+  return worker.output_bytes() > bytes;
+}
+
 }  // namespace
 
 TEST_CASE("numbers, host arrays and pointers arrive exactly as sent", "[host]") {
@@ -104,16 +110,14 @@ TEST_CASE("the empty call returns, and takes no arguments", "[host]") {
 TEST_CASE("a worker held still runs nothing until its next call lets it go", "[host]") {
   WorkerProcess worker = own_worker();
   REQUIRE(misbehave_in(worker, kTickInBackground).kind == Outcome::Kind::returned);
-  usleep(50'000);
-  REQUIRE(worker.output_bytes() > 0);  // its thread ticks
+  REQUIRE(prints_past(worker, 0));  // its thread ticks
   REQUIRE(worker.hold_still());
-  usleep(50'000);  // what it printed before it stopped is read
+  usleep(100'000);  // what it printed before it stopped is read
   const std::size_t held = worker.output_bytes();
   usleep(200'000);
   CHECK(worker.output_bytes() == held);  // about 200 ticks, had it not been held
   CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
-  usleep(50'000);
-  CHECK(worker.output_bytes() > held);
+  CHECK(prints_past(worker, held));
   worker.stop();
 }
 
@@ -133,16 +137,14 @@ TEST_CASE("a process that left the worker's group is held still through the work
                          30, 1 << 20, cgroup);
     REQUIRE_FALSE(worker.lost());
     REQUIRE(misbehave_in(worker, kTickInChildAway).kind == Outcome::Kind::returned);
-    usleep(50'000);
-    REQUIRE(worker.output_bytes() > 0);
+    REQUIRE(prints_past(worker, 0));
     REQUIRE(worker.hold_still());
-    usleep(50'000);
+    usleep(100'000);
     const std::size_t held = worker.output_bytes();
     usleep(200'000);
     CHECK(worker.output_bytes() == held);
     CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
-    usleep(50'000);
-    CHECK(worker.output_bytes() > held);
+    CHECK(prints_past(worker, held));
     worker.stop();
   }
   // The child outlived the worker, as it would outlive a case: grade's clean-up kills what is left.
@@ -152,7 +154,7 @@ TEST_CASE("a process that left the worker's group is held still through the work
 
 TEST_CASE("a cheat that works before the clock is flagged, and held still it works inside the clock", "[host]") {
   // The untimed preparation of a timed run is played by writing "poison" into a file and waiting
-  // 20 ms; the cheat's thread works 5 ms when it reads "poison" (selftest.hpp), and the floor of that
+  // 100 ms; the cheat's thread works 5 ms when it reads "poison" (selftest.hpp), and the floor of that
   // work is set at 4 ms.
   char name[] = "/tmp/pmpp-selftest-XXXXXX";
   const int fd = mkstemp(name);
@@ -175,14 +177,14 @@ TEST_CASE("a cheat that works before the clock is flagged, and held still it wor
   floor.ms = 4;
 
   say("poison");
-  usleep(20'000);
+  usleep(100'000);
   const double free_ms = timed_call();
   INFO("left running: " << free_ms << " ms, an empty call " << empty_ms << " ms");
   CHECK(pmpp_grader::check_physics(free_ms - empty_ms, floor).flagged);
 
   REQUIRE(worker.hold_still());
   say("poison");
-  usleep(20'000);
+  usleep(100'000);
   const double held_ms = timed_call();
   INFO("held still: " << held_ms << " ms");
   CHECK(held_ms >= 5);
