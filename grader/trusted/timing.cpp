@@ -59,7 +59,7 @@ TimedRuns time_runs(Side side, const std::function<void()>& prepare, const std::
   for (int i = 0; i < warmup; ++i) {
     prepare();
     run();
-    call(kEmptyCall);
+    empty_call();
   }
   if (!hold_still_until_next_call()) ++times.not_held;
   for (int i = 0; i < repetitions; ++i) {

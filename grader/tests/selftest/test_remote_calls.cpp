@@ -60,6 +60,21 @@ bool prints_past(const WorkerProcess& worker, std::size_t bytes) {
   return worker.output_bytes() > bytes;
 }
 
+/// Leave something of @p worker ticking (@p how), hold it still, and check that it prints nothing
+/// until the next call lets it go.
+void check_held_until_next_call(WorkerProcess& worker, int how) {
+  REQUIRE(misbehave_in(worker, how).kind == Outcome::Kind::returned);
+  REQUIRE(prints_past(worker, 0));  // it ticks
+  REQUIRE(worker.hold_still());
+  usleep(100'000);  // what it printed before it stopped is read
+  const std::size_t held = worker.output_bytes();
+  usleep(200'000);
+  CHECK(worker.output_bytes() == held);  // about 200 ticks, had it not been held
+  CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
+  CHECK(prints_past(worker, held));
+  worker.stop();
+}
+
 }  // namespace
 
 TEST_CASE("numbers, host arrays and pointers arrive exactly as sent", "[host]") {
@@ -109,16 +124,7 @@ TEST_CASE("the empty call returns, and takes no arguments", "[host]") {
 
 TEST_CASE("a worker held still runs nothing until its next call lets it go", "[host]") {
   WorkerProcess worker = own_worker();
-  REQUIRE(misbehave_in(worker, kTickInBackground).kind == Outcome::Kind::returned);
-  REQUIRE(prints_past(worker, 0));  // its thread ticks
-  REQUIRE(worker.hold_still());
-  usleep(100'000);  // what it printed before it stopped is read
-  const std::size_t held = worker.output_bytes();
-  usleep(200'000);
-  CHECK(worker.output_bytes() == held);  // about 200 ticks, had it not been held
-  CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
-  CHECK(prints_past(worker, held));
-  worker.stop();
+  check_held_until_next_call(worker, kTickInBackground);
 }
 
 TEST_CASE("a process that left the worker's group is held still through the worker's cgroup", "[host]") {
@@ -136,16 +142,7 @@ TEST_CASE("a process that left the worker's group is held still through the work
                           pmpp_grader::settings().worker},
                          30, 1 << 20, cgroup);
     REQUIRE_FALSE(worker.lost());
-    REQUIRE(misbehave_in(worker, kTickInChildAway).kind == Outcome::Kind::returned);
-    REQUIRE(prints_past(worker, 0));
-    REQUIRE(worker.hold_still());
-    usleep(100'000);
-    const std::size_t held = worker.output_bytes();
-    usleep(200'000);
-    CHECK(worker.output_bytes() == held);
-    CHECK(misbehave_in(worker, kReturn).kind == Outcome::Kind::returned);
-    CHECK(prints_past(worker, held));
-    worker.stop();
+    check_held_until_next_call(worker, kTickInChildAway);
   }
   // The child outlived the worker, as it would outlive a case: grade's clean-up kills what is left.
   std::ofstream(cgroup + "/cgroup.kill") << "1";
