@@ -17,6 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -101,6 +102,17 @@ def check_layouts(failures):
                 failures.append(f"{name}: says {layout.missing!r}, not {said!r}")
 
 
+def daemons_started(timeout: float = 10.0):
+    """The sleeping daemons of the grading users, waited for: the shell that starts one returns at once,
+    and on a loaded machine the daemon may not have become `sleep` yet."""
+    deadline = time.monotonic() + timeout
+    while True:
+        daemons = [p for p in processes_of_grading_users()[1] if p.endswith("(sleep)")]
+        if daemons or time.monotonic() > deadline:
+            return daemons
+        time.sleep(0.05)
+
+
 def check_real_cgroups(sandbox: str, failures):
     isolation = Isolation(sandbox, 1, [], 64 << 20, 10)
     try:
@@ -123,7 +135,7 @@ def check_real_cgroups(sandbox: str, failures):
         with isolation.job(0):
             daemon = "setsid /bin/sleep 600 </dev/null >/dev/null 2>&1 &"
             run(isolation.worker_command(0, None) + ["/bin/sh", "-c", daemon], timeout=60)
-            daemons = [p for p in processes_of_grading_users()[1] if p.endswith("(sleep)")]
+            daemons = daemons_started()
             isolation.cgroups.remove(number)  # the cgroup's kill alone, before the one by user
             survivors = [p for p in processes_of_grading_users()[1] if p in daemons]
         print(f"daemons before the cgroup's kill: {daemons}; after: {survivors}")
