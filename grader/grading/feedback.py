@@ -11,7 +11,6 @@ the package of scripts/profile; the metrics from profile/metrics.json. The count
 student's own process and are its own word: they earn no points.
 """
 
-import csv
 import json
 import sys
 import textwrap
@@ -21,7 +20,7 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from profiling import ncu  # noqa: E402
+from profiling import kernel_counters, ncu  # noqa: E402
 from profiling.metric_set import MetricSet  # noqa: E402
 
 METRICS_FILE = REPO / "profile" / "metrics.json"
@@ -45,26 +44,18 @@ def metric_set() -> MetricSet:
 
 
 def profiler_command(ncu_path: Optional[str]) -> Optional[List[str]]:
-    """The command line a feedback case starts one worker of each side behind (None: no ncu). Caches
-    flushed before each replay pass and clocks left to the GPU, as scripts/profile runs ncu, so the
-    counters compare with its; the report goes to the worker's output, the one channel out of the
-    sandbox, where the trusted process picks out its lines."""
+    """The command line a feedback case starts one worker of each side behind (None: no ncu): ncu's
+    options as scripts/profile runs it (caches flushed before each replay pass, clocks left to the GPU),
+    so the counters compare with its; the report goes to the worker's output, the one channel out of
+    the sandbox, where the trusted process picks out its lines."""
     if not ncu_path:
         return None
-    return [ncu_path, "--csv", "--page", "raw", "--print-units", "base", "--cache-control", "all",
-            "--clock-control", "none", "--launch-count", str(LAUNCH_COUNT), "--metrics", ",".join(metric_set().names())]
+    return [ncu_path, *ncu.options(metric_set().names()), "--launch-count", str(LAUNCH_COUNT)]
 
 
 def launches(report: str) -> List[ncu.Launch]:
-    """The kernel launches of a profiled worker's report (ncu's CSV rows; the row under the header
-    holds the units)."""
-    rows, units = [], {}
-    for row in csv.DictReader(line for line in report.splitlines() if line.startswith('"')):
-        if (row.get("ID") or "").strip().isdigit():
-            rows.append(row)
-        else:
-            units = row
-    return [ncu.Launch(r, units) for r in rows]
+    """The kernel launches of a profiled worker's report (ncu's CSV rows)."""
+    return ncu.parse(report)
 
 
 # ---- Counters ---------------------------------------------------------------------------------------
@@ -72,20 +63,7 @@ def launches(report: str) -> List[ncu.Launch]:
 
 def counters_of(found: List[ncu.Launch]) -> Dict[str, Optional[float]]:
     """The counters feedback shows, over all launches of the profiled call (None: not measured)."""
-    v = metric_set().read(found) if found else {}
-
-    def total(*keys):
-        values = [v.get(k) for k in keys]
-        return None if any(x is None for x in values) else sum(values)
-
-    sectors, requests = v.get("ld_sectors"), v.get("ld_requests")
-    return {"dram_bytes": total("dram_read", "dram_write"),
-            "sectors_per_request": sectors / requests if sectors is not None and requests else None,
-            "threads_per_warp": v.get("threads_per_inst"),
-            "occupancy": v.get("warps_pct"),
-            "bank_conflicts": total("shared_ld_conflicts", "shared_st_conflicts"),
-            "shared_wavefronts": v.get("shared_ld_wavefronts"),
-            "kernel_ms": None if v.get("time_ns") is None else v["time_ns"] / 1e6}
+    return kernel_counters.derived(metric_set().read(found) if found else {})
 
 
 # name, unit, higher is better; the order of the report

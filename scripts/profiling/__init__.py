@@ -15,6 +15,8 @@ One concept per module:
   recording    the files a run writes (and profile/recorded/ keeps): JSON, Markdown, and reading them back
   stages       the default command: profile stage programs
   limiter_runs --limiters: profile the kernels of the stages beyond the text
+  kernel_counters  the counters that explain an exercise's kernel (grade's feedback shows the same)
+  exercises    --exercise: profile an exercise's kernel through its feedback case, next to the solution's
   cli          the command line
 
 Python 3 standard library only.

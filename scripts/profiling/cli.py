@@ -6,7 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import limiter_runs, programs, recording, stages
+from . import exercises, limiter_runs, programs, recording, stages
 from .errors import EXIT_CANNOT_MEASURE, EXIT_OK, EXIT_USAGE, CannotMeasure, UsageError
 from .formatting import WIDTH, wrap_lines
 
@@ -31,6 +31,10 @@ def parse_args(argv):
     p.add_argument("--stage", action="append", default=[], metavar="PROGRAM",
                    help="a stage program, e.g. ch07_03_tiled_halo (repeatable)")
     p.add_argument("--all", action="store_true", help="every stage program in the build")
+    p.add_argument("--exercise", action="append", default=[], metavar="ID",
+                   help="an exercise's kernel, e.g. ex10.2: yours (exercises/), next to the solution's "
+                        "(repeatable; needs the build's tests)")
+    p.add_argument("--solution", action="store_true", help="with --exercise: the solution's kernel instead of yours")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="also write profile.md and profile.json (limiters.md and .json with --limiters) here")
     p.add_argument("--args", default=None, metavar="'ARGS'",
@@ -48,8 +52,12 @@ def parse_args(argv):
                    help="with --rerender: take the predictions from the built programs' run records "
                         "instead of the recording")
     a = p.parse_args(argv)
-    if not (a.recorded or a.rerender or a.limiters or a.all or a.stage):
-        p.error("name stages with --stage, or use --all (or --recorded, --limiters, --rerender)")
+    if a.solution and not a.exercise:
+        p.error("--solution goes with --exercise")
+    if not (a.recorded or a.rerender or a.limiters or a.all or a.stage or a.exercise):
+        p.error("name stages with --stage, or use --all (or --exercise, --recorded, --limiters, --rerender)")
+    if a.exercise and (a.stage or a.all or a.recorded or a.rerender or a.limiters or a.args is not None):
+        p.error("--exercise goes with --solution, --out, --ncu and --build-dir only")
     if a.reread_predictions and not a.rerender:
         p.error("--reread-predictions goes with --rerender")
     if a.all and a.stage:
@@ -106,6 +114,8 @@ def main(argv):
             return EXIT_OK
         if a.rerender:
             return rerender(a)
+        if a.exercise:
+            return exercises.run_exercises(a)
         return limiter_runs.run(a) if a.limiters else stages.run(a)
     except UsageError as e:
         print(f"scripts/profile: error: {e}", file=sys.stderr)
@@ -113,5 +123,8 @@ def main(argv):
     except CannotMeasure as e:
         print("scripts/profile: cannot measure on this machine.")
         print(wrap_lines(str(e)))
-        show_recorded([Path(s).name for s in a.stage], unknown_is_error=False)
+        if a.exercise:  # nothing recorded to show: an exercise's kernel is each student's own
+            print("scripts/grade --exercise ID still times your kernel against its floor and the solution's.")
+        else:
+            show_recorded([Path(s).name for s in a.stage], unknown_is_error=False)
         return EXIT_CANNOT_MEASURE

@@ -89,32 +89,41 @@ class Launch(dict):
         return number * UNIT_SCALE.get(unit, 1)
 
 
+def options(metrics):
+    """ncu's options for a CSV report of @p metrics (names), the same wherever this project profiles
+    (here, and grade's feedback cases): caches flushed before every replay pass (as the programs flush
+    L2 before each timed sample); clocks left to the GPU, so that durations compare with the programs'
+    own timings."""
+    return ["--csv", "--page", "raw", "--print-units", "base", "--cache-control", "all", "--clock-control", "none",
+            "--metrics", ",".join(metrics)]
+
+
+def parse(text):
+    """The kernel launches of a CSV report in @p text: its quoted lines, a header, a row of units, then
+    one row per launch; anything else in @p text (the program's output, ncu's own messages) is skipped."""
+    rows, units = [], {}
+    for row in csv.DictReader(line for line in text.splitlines() if line.startswith('"')):
+        if (row.get("ID") or "").strip().isdigit():
+            rows.append(row)
+        else:
+            units = row  # the units row under the header
+    return [Launch(r, units) for r in rows]
+
+
 def collect(ncu, program, args, metrics, workdir, skip=None, count=None, timeout=None):
     """Profile @p program @p args under ncu with @p metrics (names), optionally only launches
     skip+1 .. skip+count. Returns (exit status, the program's output, [Launch], ncu's log)."""
     log = Path(workdir) / "ncu.log"
     if log.exists():
         log.unlink()
-    cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--log-file", str(log),
-           # Caches are flushed before every replay pass (as the programs flush L2 before each timed
-           # sample); clocks are left to the GPU so durations compare with the programs' own timings.
-           "--cache-control", "all", "--clock-control", "none",
-           "--metrics", ",".join(metrics)]
+    cmd = [ncu, "--log-file", str(log)] + options(metrics)
     if skip is not None:
         cmd += ["--launch-skip", str(skip), "--launch-count", str(count)]
     status, output = run(cmd + [str(program)] + list(args), **({"timeout": timeout} if timeout else {}))
     text = log.read_text(errors="replace") if log.exists() else ""
     # The report goes to the log; should an ncu version print it with the program's output instead,
     # it is still the only text made of quoted CSV lines.
-    lines = [l for l in text.splitlines() if l.startswith('"')] or \
-        [l for l in output.splitlines() if l.startswith('"')]
-    launches, units = [], {}
-    for row in csv.DictReader(lines):
-        if not (row.get("ID") or "").strip().isdigit():
-            units = row  # the units row under the header
-            continue
-        launches.append(row)
-    return status, output, [Launch(r, units) for r in launches], text
+    return status, output, parse(text) or parse(output), text
 
 
 def raise_if_cannot_measure(output, log, program):

@@ -5,11 +5,12 @@ TIMEOUT_S = 900
 TIMED_OUT = 124  # the status timeout(1) gives, so that a timeout reads the same everywhere
 
 
-def run(cmd, timeout=TIMEOUT_S):
-    """(exit status, stdout + stderr) of @p cmd; a program that runs past @p timeout reads as 124."""
+def run(cmd, timeout=TIMEOUT_S, env=None):
+    """(exit status, stdout + stderr) of @p cmd (in the environment @p env, else this process's); a
+    program that runs past @p timeout reads as 124."""
     try:
         done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", timeout=timeout)
+                              errors="replace", timeout=timeout, env=env)
         return done.returncode, done.stdout
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
