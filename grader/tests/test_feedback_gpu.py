@@ -38,13 +38,22 @@ def header(path: Path, field: str) -> str:
     return m.group(1).strip()
 
 
-def main():
+def gpu_test_arguments():
+    """--build-dir DIR [--keep DIR], the arguments of a GPU test of the grader; None (say skipped, exit
+    77) without a GPU."""
     p = argparse.ArgumentParser()
     p.add_argument("--build-dir", type=Path, required=True)
     p.add_argument("--keep", type=Path)
     args = p.parse_args()
     if not has_gpu():
         print("skipped: no GPU")
+        return None
+    return args
+
+
+def main():
+    args = gpu_test_arguments()
+    if args is None:
         return 77
     e = recipes.exercise_named("max_reduction")
     work = Path(tempfile.mkdtemp(prefix="pmpp-feedback-"))

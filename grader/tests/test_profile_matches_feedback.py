@@ -8,7 +8,6 @@ Exit status 77 (skipped) without a GPU, or where the counters may not be read.
 
 usage: test_profile_matches_feedback.py --build-dir DIR [--keep DIR]   (--keep: copy both records there)"""
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[0]))
 import recipes  # noqa: E402
 from grading import feedback  # noqa: E402
-from test_feedback_gpu import has_gpu  # noqa: E402
+from test_feedback_gpu import gpu_test_arguments  # noqa: E402
 
 CANNOT_MEASURE = 77
 # Counters of the same launch, measured twice with caches flushed before each pass, differ by run-to-run
@@ -36,12 +35,8 @@ def close(a, b, tolerance, scale=0.0):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--build-dir", type=Path, required=True)
-    p.add_argument("--keep", type=Path)
-    args = p.parse_args()
-    if not has_gpu():
-        print("skipped: no GPU")
+    args = gpu_test_arguments()
+    if args is None:
         return CANNOT_MEASURE
     work = Path(tempfile.mkdtemp(prefix="pmpp-profile-vs-feedback-"))
     klass, grades, profiles = work / "class", work / "grades", work / "profiles"
