@@ -1,6 +1,7 @@
 """Submissions made from recipes, for the attack suite (run_attacks.py) and the class of 30
 (make_class.py): copies of the starter code or the solutions, and attacks (attacks/*.cu: a header
-saying what each does and what it may earn, then code appended to its base after attacks/kit.inc)."""
+saying what each does and what it may earn, then code appended to its base after attacks/kit.inc and
+the parts its header names)."""
 
 import os
 import re
@@ -29,6 +30,7 @@ class Attack:
     base: str  # starter, solution, none, or "symlink to <path>"
     earns: str  # "nothing", "as the solution", or "all but speed" (the solution's points but its [speed] cases')
     text: str
+    parts: List[str]  # files of attacks/ it is built on, after kit.inc ("// with: a.inc b.inc")
 
 
 def exercises() -> List[Exercise]:
@@ -72,7 +74,7 @@ def attacks() -> List[Attack]:
         fields: Dict[str, str] = {}
         key = None
         for line in text.splitlines():
-            m = re.match(r"// (attack|exercise|base|earns): ?(.*)", line)
+            m = re.match(r"// (attack|exercise|base|earns|with): ?(.*)", line)
             if m:
                 key = m.group(1)
                 fields[key] = m.group(2).strip()
@@ -80,7 +82,8 @@ def attacks() -> List[Attack]:
                 fields["attack"] += " " + line[2:].strip()
             else:
                 key = None
-        found.append(Attack(path.stem, fields["attack"], fields["exercise"], fields["base"], fields["earns"], text))
+        found.append(Attack(path.stem, fields["attack"], fields["exercise"], fields["base"], fields["earns"], text,
+                            fields.get("with", "").split()))
     return found
 
 
@@ -101,5 +104,5 @@ def write_exercise(folder: Path, e: Exercise, kind: str, hidden: Path, attack: O
         return
     base = "" if attack.base == "none" else (REPO / ("solutions" if attack.base == "solution" else "exercises")
                                              / e.chapter / f"{e.name}.cu").read_text()
-    kit = (ATTACKS / "kit.inc").read_text()
+    kit = "\n".join((ATTACKS / name).read_text() for name in ["kit.inc", *attack.parts])
     target.write_text(base + "\n" + kit + "\n" + attack.text.replace("@HIDDEN_TESTS@", str(hidden)) + signature)

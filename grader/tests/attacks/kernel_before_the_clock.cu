@@ -13,6 +13,7 @@
 // exercise: max_reduction
 // base: none
 // earns: as the solution
+// with: honest_max.inc
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -25,37 +26,7 @@
 
 namespace {
 
-constexpr unsigned kPoison = 0xFFFFFFFFu;  // the bits of the tests' poisoned result
 constexpr std::size_t kTimed = std::size_t{1} << 28;
-
-// Floats as unsigned integers in the same order, for atomicMax.
-__device__ unsigned ordered(float v) {
-  const unsigned b = __float_as_uint(v);
-  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-}
-__device__ float unordered(unsigned b) { return __uint_as_float((b & 0x80000000u) ? (b & 0x7fffffffu) : ~b); }
-
-__device__ float block_max(float m) {
-  __shared__ float warps[32];
-  for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));
-  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = m;
-  __syncthreads();
-  m = threadIdx.x < blockDim.x / 32 ? warps[threadIdx.x] : -INFINITY;
-  if (threadIdx.x < 32)
-    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));
-  __syncthreads();
-  return m;
-}
-
-__global__ void honest_max(const float* in, std::size_t n, unsigned* best) {
-  float m = -INFINITY;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    m = fmaxf(m, in[i]);
-  m = block_max(m);
-  if (threadIdx.x == 0) atomicMax(best, ordered(m));
-}
-
-__global__ void to_float(const unsigned* best, float* result) { *result = unordered(*best); }
 
 struct Shared {  // the watching kernel's own state, in its context's memory
   unsigned best;
@@ -110,10 +81,7 @@ __global__ void watch(const float* in, float* result, Shared* s, volatile unsign
 void honest(const float* in, std::size_t n, float* result) {
   unsigned* best = nullptr;
   CUDA_CHECK(cudaMalloc(&best, sizeof(unsigned)));
-  const unsigned minus_infinity = 0x007fffffu;
-  CUDA_CHECK(cudaMemcpy(best, &minus_infinity, sizeof minus_infinity, cudaMemcpyHostToDevice));
-  if (n > 0) honest_max<<<1024, 256>>>(in, n, best);
-  to_float<<<1, 1>>>(best, result);
+  launch_honest_max(in, n, result, best, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaFree(best));
 }

@@ -10,11 +10,11 @@
 // exercise: max_reduction
 // base: none
 // earns: as the solution
+// with: honest_max.inc
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <thread>
 
 #include "ch10/max_reduction.hpp"
@@ -22,42 +22,8 @@
 
 namespace {
 
-constexpr unsigned kPoison = 0xFFFFFFFFu;  // the bits of the tests' poisoned result
-
-// Floats as unsigned integers in the same order, for atomicMax.
-__device__ unsigned ordered(float v) {
-  const unsigned b = __float_as_uint(v);
-  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-}
-__device__ float unordered(unsigned b) { return __uint_as_float((b & 0x80000000u) ? (b & 0x7fffffffu) : ~b); }
-
-__device__ float block_max(float m) {
-  __shared__ float warps[32];
-  for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));
-  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = m;
-  __syncthreads();
-  m = threadIdx.x < blockDim.x / 32 ? warps[threadIdx.x] : -INFINITY;
-  if (threadIdx.x < 32)
-    for (int offset = 16; offset > 0; offset /= 2) m = fmaxf(m, __shfl_down_sync(0xffffffffu, m, offset));
-  __syncthreads();
-  return m;
-}
-
-__global__ void honest_max(const float* in, std::size_t n, unsigned* best) {
-  float m = -INFINITY;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
-    m = fmaxf(m, in[i]);
-  m = block_max(m);
-  if (threadIdx.x == 0) atomicMax(best, ordered(m));
-}
-
-__global__ void to_float(const unsigned* best, float* result) { *result = unordered(*best); }
-
 void honest(const float* in, std::size_t n, float* result, unsigned* best, cudaStream_t stream) {
-  const unsigned minus_infinity = 0x007fffffu;  // ordered(-inf): an empty input gives -inf
-  CUDA_CHECK(cudaMemcpyAsync(best, &minus_infinity, sizeof minus_infinity, cudaMemcpyHostToDevice, stream));
-  if (n > 0) honest_max<<<1024, 256, 0, stream>>>(in, n, best);
-  to_float<<<1, 1, 0, stream>>>(best, result);
+  launch_honest_max(in, n, result, best, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
