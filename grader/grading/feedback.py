@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 
 from profiling import kernel_counters, ncu  # noqa: E402
+from profiling import exercises  # noqa: E402
 from profiling.metric_set import MetricSet  # noqa: E402
 
 METRICS_FILE = REPO / "profile" / "metrics.json"
@@ -29,8 +30,6 @@ METRICS_FILE = REPO / "profile" / "metrics.json"
 # inst_executed weighs each launch's ratios (a two-pass sum's second kernel is tiny).
 METRIC_KEYS = ["dram_read", "dram_write", "ld_requests", "ld_sectors", "threads_per_inst", "warps_pct",
                "shared_ld_conflicts", "shared_st_conflicts", "shared_ld_wavefronts", "inst_executed", "time_ns"]
-# Launches profiled at most: a function may launch several kernels (a two-pass sum launches two).
-LAUNCH_COUNT = 32
 PERMISSION_LINE = ("not profiled: this GPU's driver lets only administrators read its counters "
                    "(RestrictProfilingToAdminUsers); grade as root, or see scripts/profile's note")
 NO_NCU_LINE = "not profiled: Nsight Compute (ncu) was not found on the grading machine"
@@ -50,12 +49,7 @@ def profiler_command(ncu_path: Optional[str]) -> Optional[List[str]]:
     the sandbox, where the trusted process picks out its lines."""
     if not ncu_path:
         return None
-    return [ncu_path, *ncu.options(metric_set().names()), "--launch-count", str(LAUNCH_COUNT)]
-
-
-def launches(report: str) -> List[ncu.Launch]:
-    """The kernel launches of a profiled worker's report (ncu's CSV rows)."""
-    return ncu.parse(report)
+    return exercises.profiler_command(ncu_path, metric_set().names())
 
 
 # ---- Counters ---------------------------------------------------------------------------------------
@@ -158,7 +152,7 @@ def profiling_line(fact: Dict, ncu_path: Optional[str], found: Dict[str, List]) 
 def entry(fact: Dict, ncu_path: Optional[str]) -> Dict:
     """The feedback.json entry of one exercise, from its feedback case's fact."""
     profiles = fact.get("profiles", {})
-    found = {side: launches(profiles.get(side, {}).get("report", "")) for side in ("yours", "solution")}
+    found = {side: ncu.parse(profiles.get(side, {}).get("report", "")) for side in ("yours", "solution")}
     available, line = profiling_line(fact, ncu_path, found)
     yours = counters_of(found["yours"]) if available else {}
     solution = counters_of(found["solution"]) if available else {}

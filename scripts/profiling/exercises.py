@@ -23,7 +23,9 @@ from .formatting import count, percent, ratio, significant, text_table, wrap
 from .processes import run, tail
 
 SKIPPED = 4  # a Catch2 case that called SKIP (no GPU): the exit status the exercise tests give it
-LAUNCH_COUNT = 32  # launches profiled at most per side, as grade's feedback cases
+# Launches profiled at most per side, here and in grade's feedback cases: a function may launch several
+# kernels (a two-pass sum launches two).
+LAUNCH_COUNT = 32
 WORKER_TIMEOUT_S = 300  # per call: ncu replays each launch once per pass of the metric set
 SIDES = ("yours", "solution")
 COLUMNS = ("quantity", "yours", "solution", "the text / the floor")
@@ -57,6 +59,12 @@ def worker_of(exercise, variant):
     if not path.exists():
         raise UsageError(f"{path} does not exist: build it (cmake --build BUILD --target {path.name})")
     return path
+
+
+def profiler_command(ncu_path, metric_names):
+    """The profiler an exercise's test process starts a worker of each side behind, one argument a line
+    in PMPP_PROFILER: here, and in grade's feedback cases. Its report goes to the worker's output."""
+    return [ncu_path, *ncu.options(metric_names), "--launch-count", str(LAUNCH_COUNT)]
 
 
 def stage_metric_set(spec):
@@ -102,8 +110,8 @@ def profile_exercise(ncu_path, spec, exercise, worker, workdir):
     predictions, or an "error" saying why there are none. CannotMeasure without a GPU or permission."""
     metrics = stage_metric_set(spec)
     while True:
-        profiler = [ncu_path, *ncu.options(metrics.names()), "--launch-count", str(LAUNCH_COUNT)]
-        status, output, fact = run_feedback_case(exercise, worker, profiler, workdir)
+        status, output, fact = run_feedback_case(exercise, worker, profiler_command(ncu_path, metrics.names()),
+                                                 workdir)
         ncu.raise_if_cannot_measure(output, "", exercise["tests"])
         if status == SKIPPED:  # no GPU, or no solution's worker to compare with
             raise CannotMeasure(f"{exercise['id']}: its feedback case was skipped:\n{tail(output, 6)}")
