@@ -20,8 +20,7 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 
-from profiling import kernel_counters, ncu  # noqa: E402
-from profiling import exercises  # noqa: E402
+from profiling import exercises, kernel_counters, ncu  # noqa: E402
 from profiling.metric_set import MetricSet  # noqa: E402
 
 METRICS_FILE = REPO / "profile" / "metrics.json"
