@@ -6,7 +6,8 @@
 /// none of that is timed. A worker left running then could start on the answer before the clock does
 /// (a thread that watches for the poison, say), and be timed for less than its work. Held still, it
 /// cannot: what it computes, it computes while it is timed. Two ways, both used where there are:
-/// - its process group is sent SIGSTOP, and SIGCONT to let it go;
+/// - its process group is sent SIGSTOP, and waited for until every thread of it is seen stopped (a
+///   stop signal takes effect only when a thread next runs); SIGCONT lets it go;
 /// - its cgroup v2 (where grade runs the code under test in one: PMPP_FREEZE_CGROUP) is frozen
 ///   (`cgroup.freeze`), which also holds a process that left the group, and is waited for until the
 ///   kernel reports it frozen.
@@ -28,8 +29,9 @@ class HoldStill {
   HoldStill(const HoldStill&) = delete;
   HoldStill& operator=(const HoldStill&) = delete;
 
-  /// Stop it all. False when its cgroup did not report frozen within a second (a process inside the
-  /// driver that long): the stop signals were sent all the same.
+  /// Stop it all. False when it was not seen stopped (without a cgroup) or its cgroup did not report
+  /// frozen within a second (a process inside the driver that long): the stop signals were sent all
+  /// the same.
   bool hold();
   /// Let it go (nothing when it is not held).
   void release();

@@ -61,6 +61,8 @@ class WorkerProcess {
   /// worker is about to join).
   void let_go();
 
+  /// Its process id, which also names its process group.
+  pid_t pid() const { return pid_; }
   bool lost() const { return !lost_reason_.empty(); }
   const std::string& lost_reason() const { return lost_reason_; }
 

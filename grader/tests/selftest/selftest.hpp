@@ -35,7 +35,7 @@ void misbehave(int how);
 
 /// A cheat in miniature, for the physics check and for holding workers still: the first call leaves a
 /// thread that watches the file at @p path (@p length bytes with its terminating zero) and, when the
-/// file says "poison", works 5 ms and writes "answer" into it. Every call returns as soon as the file
+/// file says "poison", works 50 ms and writes "answer" into it. Every call returns as soon as the file
 /// says "answer", so work the thread did before the call costs the call nothing.
 void answer_before_the_clock(const char* path, std::size_t length);
 

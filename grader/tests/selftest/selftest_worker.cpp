@@ -132,10 +132,11 @@ void answer_before_the_clock(const char* path, std::size_t length) {
     std::thread([file] {
       for (;;) {
         if (file_text(file) == "poison") {
-          usleep(5000);  // its work
+          usleep(50'000);  // its work
           std::ofstream(file) << "answer";
         }
-        usleep(100);
+        // No pause: a cheat watches as closely as it can, and so acts in the moment a stop signal
+        // has been sent but not yet taken effect.
       }
     }).detach();
   }
