@@ -122,6 +122,9 @@ def reported_counts(results, gpu: bool):
          "", lambda opened, processes: True, gpu),  # what it can reach are its own cases: see gpu_overlaps()
         ("attack-reach_the_network", r"network listeners reached: (\d+)", "reached the network",
          lambda reached: reached == 0, True),
+        ("attack-trace_the_test", r"processes traced or written: (\d+) ways in, (\d+) processes tried",
+         "got into another process (ptrace, process_vm_readv/writev or /proc/<pid>/mem)",
+         lambda ways, tried: ways == 0 and tried > 0, True),
         ("attack-use_another_gpu", r"GPUs usable: (\d+); GPU device nodes opened: (\d+)",
          "could use more than its own GPU", lambda usable, nodes: usable <= 1 and nodes <= 1, gpu),
     ]
