@@ -15,7 +15,8 @@
 namespace pmpp_grader {
 namespace {
 
-constexpr std::chrono::seconds kFreezeWait{1};
+// How long holding waits for every thread to stop, or for the cgroup to report frozen.
+constexpr std::chrono::seconds kHoldWait{1};
 
 bool write_file(const std::string& path, const char* text) {
   std::ofstream out(path);
@@ -80,10 +81,10 @@ bool all_stopped(const std::vector<std::string>& members) {
   return true;
 }
 
-/// Wait until @p done says so, at most kFreezeWait; false if it never did.
+/// Wait until @p done says so, at most kHoldWait; false if it never did.
 template <typename Check>
 bool wait_for(Check done) {
-  const auto until = std::chrono::steady_clock::now() + kFreezeWait;
+  const auto until = std::chrono::steady_clock::now() + kHoldWait;
   while (!done()) {
     if (std::chrono::steady_clock::now() > until) return false;
     usleep(20);
