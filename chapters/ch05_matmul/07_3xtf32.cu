@@ -2,9 +2,10 @@
 // Stage 07: three TF32 products per FP32 product, "3xTF32" (beyond the text)
 //
 // What it is:  stage 06's kernel with PRODUCTS = 3: each operand x leaves shared memory split into
-//              big = tf32(x) and small = tf32(x - big), and each tile gets a_big b_small + a_small b_big +
+//              big = x cut to TF32 and small = x - big cut to TF32 (cut: the 13 low mantissa bits
+//              cleared, one integer instruction), and each tile gets a_big b_small + a_small b_big +
 //              a_big b_big (the small products first) on the tensor cores. a_small b_small is left out: it
-//              is below 2^-22 of the product, under float's own rounding of the sum.
+//              is below 2^-20 of the product, under what float's rounding of a long sum loses.
 // Changed:     three mmas per tile instead of one, so warp tiles of 64 x 32 in 128 x 128 block tiles (the
 //              split parts take registers); each k-step's three products go into a zeroed partial sum that
 //              one float add moves into the accumulator, because the tensor core's own sums round toward

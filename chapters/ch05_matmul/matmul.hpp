@@ -281,7 +281,10 @@ inline constexpr double TF32_UNIT_ROUNDOFF = 1.0 / 2048;
 /// @p x rounded to the nearest TF32 value, ties away from zero (what cvt.rna.tf32.f32 does), as a float
 /// whose low 13 mantissa bits are zero. Infinities and NaN pass through.
 float tf32_round(float x);
-/// x = big + small + rest: big = tf32_round(x), small = tf32_round(x - big); |rest| <= 2^-23 |x|.
+/// @p x cut to TF32, toward zero (stage 07's split): the 13 mantissa bits TF32 does not keep cleared.
+float tf32_cut(float x);
+/// x = big + small + rest: big = tf32_cut(x), small = tf32_cut(x - big), as stage 07 splits on the GPU;
+/// |small| < 2^-10 |x|, |rest| < 2^-21 |x|.
 struct Tf32Split {
   float big, small;
 };
@@ -290,12 +293,12 @@ Tf32Split tf32_split(float x);
 /// by at most (2 u_t + u_t^2) |a b|; then the sum's float rounding, float_error_bound of the rounded
 /// products (whose magnitudes are within (1 + u_t)^2 of the exact ones).
 double tf32_error_bound(int K, double magnitude);
-/// The part of stage 07's bound the split adds per product: the dropped a_small b_small (<= 2^-22 |a b|)
-/// and the two rests (<= 2^-23 each), 2^-21 |a b| with a margin for their products with each other.
-inline constexpr double SPLIT_TF32_PRODUCT_ERROR = (1.0 / 2097152) * (1 + 1.0 / 1024);
+/// The part of stage 07's bound the split adds per product: the dropped a_small b_small (< 2^-20 |a b|)
+/// and the two rests (< 2^-21 each), 2^-19 |a b| with a margin for their products with each other.
+inline constexpr double SPLIT_TF32_PRODUCT_ERROR = (1.0 / 524288) * (1 + 1.0 / 1024);
 /// Stage 07's bound: float_error_bound of the magnitude (enlarged by 2^-8 for the small parts' products)
-/// plus SPLIT_TF32_PRODUCT_ERROR times the magnitude: about 8 units of 2^-24 above float_error_bound,
-/// which matters only for K of 1 to 3, where the dropped bits can exceed a float sum's few roundings.
+/// plus SPLIT_TF32_PRODUCT_ERROR times the magnitude: about 32 units of 2^-24 above float_error_bound,
+/// which matters only for small K, where the dropped bits can exceed a float sum's few roundings.
 double split_tf32_error_bound(int K, double magnitude);
 
 /// A checker's per-entry bound with what it allows in words (for the programs' check lines).
@@ -309,7 +312,7 @@ inline constexpr ErrorBound FP32_ROUNDING{float_error_bound,
 inline constexpr ErrorBound TF32_ROUNDING{
     tf32_error_bound, "operands rounded to TF32 (2^-11 each), so (2^-10 + 2^-22) sum_k |a_k b_k| more than FP32"};
 inline constexpr ErrorBound SPLIT_TF32_ROUNDING{
-    split_tf32_error_bound, "big + small parts, a_small b_small dropped, so 2^-21 sum_k |a_k b_k| more than FP32"};
+    split_tf32_error_bound, "big + small parts cut to TF32, a_small b_small dropped, so 2^-19 sum_k |a_k b_k| more than FP32"};
 
 // ---- The text's analysis (analysis.cpp) --------------------------------------------------------
 

@@ -1,5 +1,5 @@
-// TF32 on the CPU: the rounding cvt.rna.tf32.f32 does, the split of stage 07, and the error bounds the
-// checker gives the tensor-core stages.
+// TF32 on the CPU: the rounding cvt.rna.tf32.f32 does (stage 06), the cut and the split of stage 07,
+// and the error bounds the checker gives the tensor-core stages.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,9 +24,18 @@ float tf32_round(float x) {
 }
 //! [tf32_round]
 
+float tf32_cut(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits &= ~((1u << 13) - 1);  // toward zero: the magnitude only loses bits
+  float cut;
+  std::memcpy(&cut, &bits, sizeof cut);
+  return cut;
+}
+
 Tf32Split tf32_split(float x) {
-  const float big = tf32_round(x);
-  return {big, tf32_round(x - big)};  // x - big is exact in float: both lie on x's grid of 2^-23 steps
+  const float big = tf32_cut(x);
+  return {big, tf32_cut(x - big)};  // x - big is exact in float: it is the 13 bits the cut cleared
 }
 
 double tf32_error_bound(int K, double magnitude) {
@@ -35,8 +44,8 @@ double tf32_error_bound(int K, double magnitude) {
 }
 
 double split_tf32_error_bound(int K, double magnitude) {
-  // The three products' magnitudes add up to at most (1 + 2^-9) |a b| (the small parts are 2^-11 of the
-  // big ones); 2^-8 leaves a margin.
+  // The three products' magnitudes add up to at most (1 + 2^-9) |a b| (the small parts are below 2^-10
+  // of the values); 2^-8 leaves a margin.
   return SPLIT_TF32_PRODUCT_ERROR * magnitude + float_error_bound(K, (1 + 1.0 / 256) * magnitude);
 }
 

@@ -35,18 +35,31 @@ TEST_CASE("TF32 rounding keeps 10 mantissa bits, to nearest, ties away from zero
   }
 }
 
-TEST_CASE("big + small reconstructs x to 2^-23 of x, and the dropped product is below 2^-22", "[tf32]") {
+TEST_CASE("tf32_cut clears the 13 bits TF32 drops, toward zero", "[tf32]") {
+  CHECK(tf32_cut(3.0f) == 3.0f);  // small integers are TF32 already
+  const float below_next = 1.0f + std::ldexp(1.0f, -10) - std::ldexp(1.0f, -23);
+  CHECK(tf32_cut(below_next) == 1.0f);  // rounding to nearest would go up
+  CHECK(tf32_cut(-below_next) == -1.0f);
+  for (float x : pmpp::random_floats(10000, 4)) {
+    const float c = tf32_cut(x);
+    CHECK((bits_of(c) & 0x1FFFu) == 0);
+    CHECK(std::fabs(c) <= std::fabs(x));
+    CHECK(std::fabs(static_cast<double>(x) - c) < std::ldexp(1.0, -10) * std::fabs(x));
+  }
+}
+
+TEST_CASE("big + small reconstructs x to 2^-21 of x, and the dropped product is below 2^-20", "[tf32]") {
   double worst_rest = 0;
   for (float x : pmpp::random_floats(100000, 5)) {
     const Tf32Split s = tf32_split(x);
-    CHECK(s.big == tf32_round(x));
+    CHECK(s.big == tf32_cut(x));
     CHECK((bits_of(s.small) & 0x1FFFu) == 0);  // both parts are TF32 values
-    CHECK(std::fabs(s.small) <= TF32_UNIT_ROUNDOFF * std::fabs(x));
+    CHECK(std::fabs(s.small) < std::ldexp(1.0, -10) * std::fabs(x));
     const double rest = std::fabs(static_cast<double>(x) - s.big - s.small);
-    CHECK(rest <= std::ldexp(1.0, -23) * std::fabs(x));
+    CHECK(rest < std::ldexp(1.0, -21) * std::fabs(x));
     worst_rest = std::fmax(worst_rest, rest / std::fabs(x));
   }
-  CHECK(worst_rest > 0);  // the split is not exact: 12-bit remainders lose a bit (the test would prove nothing)
+  CHECK(worst_rest > std::ldexp(1.0, -23));  // the split is not exact (else the test would prove nothing)
   // The three products of one term, against the exact product: within SPLIT_TF32_PRODUCT_ERROR.
   const auto a = pmpp::random_floats(20000, 7), b = pmpp::random_floats(20000, 8);
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -74,9 +87,9 @@ TEST_CASE("the tensor-core bounds sit where their arithmetic puts them", "[tf32]
     INFO("K " << K);
     CHECK(tf32_error_bound(K, m) > float_error_bound(K, m) + std::ldexp(1.0, -10) * m);
     CHECK(split_tf32_error_bound(K, m) > float_error_bound(K, m));
-    CHECK(split_tf32_error_bound(K, m) < float_error_bound(K, m) * 1.01 + 8.1 * FLOAT_UNIT_ROUNDOFF * m);
+    CHECK(split_tf32_error_bound(K, m) < float_error_bound(K, m) * 1.01 + 32.1 * FLOAT_UNIT_ROUNDOFF * m);
   }
-  CHECK(split_tf32_error_bound(4096, m) < 1.01 * float_error_bound(4096, m));  // FP32's bound at large K
+  CHECK(split_tf32_error_bound(4096, m) < 1.02 * float_error_bound(4096, m));  // FP32's bound at large K
   CHECK(tf32_error_bound(4096, 0.0) == 0.0);
   CHECK(FP32_ROUNDING.of == float_error_bound);
   CHECK(TF32_ROUNDING.of == tf32_error_bound);
