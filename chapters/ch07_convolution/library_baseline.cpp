@@ -15,7 +15,7 @@ std::unique_ptr<LibraryConvolution> make(int width, int height, int radius) {
 
 const std::vector<LibraryBaseline> kLibraries = {
     {"cuDNN", cudnn_available, cudnn_description, make<CudnnConvolution>},
-    {"NPP", npp_available, npp_description, make<NppConvolution>, kNppMinRadius},
+    {"NPP", npp_available, npp_description, make<NppConvolution>},
 };
 }  // namespace
 

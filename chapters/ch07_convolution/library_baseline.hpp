@@ -22,8 +22,12 @@ class LibraryConvolution {
     (void)filter;
   }
   /// Enqueue out = in (*) filter on the default stream: the call that is timed. prepare() must have
-  /// been called with the same @p in and @p filter.
+  /// been called with the same @p in and @p filter. A library whose result lands in a layout of its
+  /// own leaves @p out to collect().
   virtual void run(const float* in, const float* filter, float* out) = 0;
+  /// After run(): copy a result that run() left in the library's own layout into @p out (NPP: the
+  /// image's part of a bordered output). Not timed. The default does nothing.
+  virtual void collect(float* out) { (void)out; }
   /// One line on how it ran: version, algorithm, workspace, arithmetic (after the first run()).
   virtual std::string details() const = 0;
 };
@@ -36,8 +40,6 @@ struct LibraryBaseline {
   std::string (*description)();
   /// Set up for one problem; throws std::runtime_error if the library refuses it.
   std::unique_ptr<LibraryConvolution> (*make)(int width, int height, int radius);
-  /// The smallest filter radius it is run with: below, make() refuses, and says why.
-  int min_radius = 1;
 };
 
 /// cuDNN, then NPP.

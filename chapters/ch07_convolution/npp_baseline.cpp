@@ -15,45 +15,43 @@ namespace pmpp::ch07 {
 
 #ifdef PMPP_HAVE_NPP
 
-// The bordered copy: at least r zeros on every side. Its rows start 512-byte aligned and the image
-// 16-byte aligned within them (as NPP's own allocator aligns images), and a few zero rows follow the
-// last one. (With a border of exactly r, unaligned, the 3 x 3 and 5 x 5 filters failed the check the
-// same way: see kNppMinRadius.)
+// The bordered copy: the image inside 2r zeros on every side (see npp_baseline.hpp for why 2r). Its
+// rows start 512-byte aligned and the image 16-byte aligned within them, as NPP's own allocator aligns
+// images. NPP computes the region of the image and r of its border on each side, into a bordered
+// output of the same layout.
 namespace {
-constexpr int kLead = 4;       // floats: the image starts 16-byte aligned within its row
+constexpr int kLead = 4;        // floats: the image starts 16-byte aligned within its row
 constexpr int kRowAlign = 128;  // floats: each row starts 512-byte aligned
-constexpr int kTailRows = 8;    // zero rows below the bottom border
 
-int lead_of(int radius) { return (radius + kLead - 1) / kLead * kLead; }
+int lead_of(int radius) { return (2 * radius + kLead - 1) / kLead * kLead; }
 int pitch_of(int width, int radius) {
-  return (lead_of(radius) + width + radius + kLead + kRowAlign - 1) / kRowAlign * kRowAlign;
+  return (lead_of(radius) + width + 2 * radius + kRowAlign - 1) / kRowAlign * kRowAlign;
 }
 }  // namespace
 
 struct NppConvolution::Impl {
   int width, height, radius;
-  int lead;                      ///< zeros left of the image in each row: r rounded up to kLead
-  int pitch;                     ///< floats per row of the bordered copy (pitch_of)
-  DeviceBuffer<float> bordered;  ///< r + height + r + kTailRows rows of `pitch` floats; zero but the image
+  int lead;                      ///< zeros left of the image in each row: 2r rounded up to kLead
+  int pitch;                     ///< floats per row of both bordered buffers (pitch_of)
+  DeviceBuffer<float> bordered;  ///< 2r + height + 2r rows of `pitch` floats; zero but the image
+  DeviceBuffer<float> result;    ///< NPP's output, the image at the same place as in `bordered`
   DeviceBuffer<float> coefficients;
   NppStreamContext ctx;
 
-  float* interior() { return bordered.data() + static_cast<std::size_t>(radius) * pitch + lead; }
+  std::size_t image_offset() const { return static_cast<std::size_t>(2 * radius) * pitch + lead; }
+  std::size_t region_offset() const { return image_offset() - static_cast<std::size_t>(radius) * pitch - radius; }
 };
 
 namespace {
-int supported(int radius) {
-  if (radius < kNppMinRadius)
-    throw std::runtime_error("not run for r < " + std::to_string(kNppMinRadius) +
-                             ": its 3 x 3 and 5 x 5 filters failed the check on an H200 (see npp_baseline.hpp)");
-  return radius;
+std::size_t bordered_floats(int width, int height, int radius) {
+  return static_cast<std::size_t>(pitch_of(width, radius)) * (height + 4 * radius);
 }
 }  // namespace
 
 NppConvolution::NppConvolution(int width, int height, int radius)
-    : impl_(std::make_unique<Impl>(Impl{width, height, supported(radius), lead_of(radius), pitch_of(width, radius),
-                                        DeviceBuffer<float>(static_cast<std::size_t>(pitch_of(width, radius)) *
-                                                            (height + 2 * radius + kTailRows)),
+    : impl_(std::make_unique<Impl>(Impl{width, height, radius, lead_of(radius), pitch_of(width, radius),
+                                        DeviceBuffer<float>(bordered_floats(width, height, radius)),
+                                        DeviceBuffer<float>(bordered_floats(width, height, radius)),
                                         DeviceBuffer<float>(static_cast<std::size_t>(filter_dim(radius)) *
                                                             filter_dim(radius)),
                                         npp_default_stream_context()})) {
@@ -65,23 +63,33 @@ NppConvolution::~NppConvolution() = default;
 void NppConvolution::prepare(const float* in, const float* filter) {
   Impl& d = *impl_;
   const std::size_t row_bytes = sizeof(float) * d.width, pitch_bytes = sizeof(float) * d.pitch;
-  CUDA_CHECK(cudaMemcpy2D(d.interior(), pitch_bytes, in, row_bytes, row_bytes, d.height, cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy2D(d.bordered.data() + d.image_offset(), pitch_bytes, in, row_bytes, row_bytes, d.height,
+                          cudaMemcpyDeviceToDevice));
   std::vector<float> host(d.coefficients.size());
   CUDA_CHECK(cudaMemcpy(host.data(), filter, d.coefficients.bytes(), cudaMemcpyDeviceToHost));
   d.coefficients.copy_from(npp_coefficients(host).data(), host.size());
 }
 
-void NppConvolution::run(const float*, const float*, float* out) {
+void NppConvolution::run(const float*, const float*, float*) {
   Impl& d = *impl_;
   const int dim = filter_dim(d.radius);
-  NPP_CHECK(nppiFilter_32f_C1R_Ctx(d.interior(), static_cast<Npp32s>(sizeof(float) * d.pitch), out,
-                                   static_cast<Npp32s>(sizeof(float) * d.width), NppiSize{d.width, d.height},
-                                   d.coefficients.data(), NppiSize{dim, dim}, NppiPoint{d.radius, d.radius}, d.ctx));
+  const Npp32s pitch_bytes = static_cast<Npp32s>(sizeof(float) * d.pitch);
+  const NppiSize region{d.width + 2 * d.radius, d.height + 2 * d.radius};
+  NPP_CHECK(nppiFilter_32f_C1R_Ctx(d.bordered.data() + d.region_offset(), pitch_bytes,
+                                   d.result.data() + d.region_offset(), pitch_bytes, region, d.coefficients.data(),
+                                   NppiSize{dim, dim}, NppiPoint{d.radius, d.radius}, d.ctx));
+}
+
+void NppConvolution::collect(float* out) {
+  Impl& d = *impl_;
+  const std::size_t row_bytes = sizeof(float) * d.width, pitch_bytes = sizeof(float) * d.pitch;
+  CUDA_CHECK(cudaMemcpy2DAsync(out, row_bytes, d.result.data() + d.image_offset(), pitch_bytes, row_bytes, d.height,
+                               cudaMemcpyDeviceToDevice, d.ctx.hStream));
 }
 
 std::string NppConvolution::details() const {
-  return npp_description() + ", nppiFilter_32f_C1R on a copy inside a border of at least " +
-         std::to_string(impl_->radius) + " zeros (copy not timed), filter reversed, anchor at its centre";
+  return npp_description() + ", nppiFilter_32f_C1R on a copy inside 2r zeros, over the image and r pixels of "
+         "its border on each side (copies not timed), filter reversed, anchor at its centre";
 }
 
 #else  // no NPP in this build
@@ -92,6 +100,7 @@ NppConvolution::NppConvolution(int, int, int) { throw std::runtime_error(npp_des
 NppConvolution::~NppConvolution() = default;
 void NppConvolution::prepare(const float*, const float*) { throw std::runtime_error(npp_description()); }
 void NppConvolution::run(const float*, const float*, float*) { throw std::runtime_error(npp_description()); }
+void NppConvolution::collect(float*) { throw std::runtime_error(npp_description()); }
 std::string NppConvolution::details() const { return npp_description(); }
 
 #endif

@@ -192,6 +192,7 @@ Measurement measure_library(Problem& problem, const LibraryBaseline& library, Ke
     check = problem.check([&](const Conv2dArgs& a) {
       conv->prepare(a.in, a.filter);
       conv->run(a.in, a.filter, a.out);
+      conv->collect(a.out);
     });
   } catch (const std::runtime_error& e) {  // the library refused this problem: say so in its row
     m.why = std::string(library.name) + " could not run: " + e.what();
