@@ -114,6 +114,29 @@ def sum_rows(record):
     return rows
 
 
+def sum_endings(record):
+    """[(speed-up over one GPU, ending)] for each way the run ended the sum: "NCCL", "peer reads", "its
+    last block". The one-GPU row and the shards alone (the ceiling, not an ending) are left out."""
+    endings = []
+    for name, row in sum_rows(record).items():
+        speed_up = number(row.get("x one GPU"))
+        if not speed_up:
+            continue
+        if " + " in name:
+            endings.append((speed_up, name.split(" + ", 1)[1]))
+        elif name.endswith("ended in its last block"):
+            endings.append((speed_up, "its last block"))
+    return endings
+
+
+def shards_alone(record):
+    """The speed-up of the shards reduced at once and never combined, where the run measured it."""
+    for name, row in sum_rows(record).items():
+        if name.startswith("every shard alone"):
+            return number(row.get("x one GPU"))
+    return None
+
+
 def groups_of(records):
     """{(machine folder, ranks): [records, one process first]}."""
     groups = {}
@@ -189,7 +212,9 @@ def sum_table(runs, where):
         row += [cell(number(t[name].get("x one GPU")), 2) if name in t else NO_VALUE for t in tables]
         rows.append(row)
     notes = ["x one GPU: one GPU's time over this one; the ideal is the number of GPUs.",
-             "'alone': the last level by itself (the partial sums already in place)."]
+             "'every shard alone': the shards reduced at once and never combined, the ceiling of every "
+             "ending (records made before it was measured leave it out).",
+             "'NCCL alone', 'peer reads alone': the last level by itself (the partial sums already in place)."]
     return markdown(f"The sum across GPUs, {where}", header, rows, notes)
 
 
@@ -330,9 +355,13 @@ def findings(runs, series, where):
     lines = [f"On {where}:\n"]
     sums = []
     for run in runs:
-        rows = sum_rows(run)
-        parts = [f"{number(row.get('x one GPU')):.2f}x one GPU with {name.split(' + ', 1)[1]}"
-                 for name, row in rows.items() if " + " in name and number(row.get("x one GPU"))]
+        parts = []
+        for speed_up, ending in sum_endings(run):
+            how = "ended in its last block" if ending == "its last block" else f"with {ending}"
+            parts.append(f"{speed_up:.2f}x one GPU {how}")
+        ceiling = shards_alone(run)
+        if ceiling:
+            parts.append(f"{ceiling:.2f}x for the shards alone, never combined")
         if parts:
             sums.append(f"{', '.join(parts)} ({mode_of(run)})")
     if sums:
@@ -428,8 +457,7 @@ def step_fit(series, ranks):
 
 def best_sum(record):
     """The sum's best speed-up over one GPU, and the ending that gave it."""
-    parts = [(number(row.get("x one GPU")), name.split(" + ", 1)[1])
-             for name, row in sum_rows(record).items() if " + " in name and number(row.get("x one GPU"))]
+    parts = sum_endings(record)
     return max(parts) if parts else (None, None)
 
 

@@ -215,6 +215,14 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
     t.add_row({run, gpus, "PASS", Cell::num(ms, 4), Cell::num(bytes / ms / 1e6, 0),
                one_ms > 0 ? Cell::num(one_ms / ms, 2) : Cell::none()});
   }
+  // The ceiling of every ending: each rank reduces its shard, all at once, and nothing combines them.
+  // What keeps it below p times one GPU is the reduction kernel itself: its start and its last wave
+  // cost as much on a shard as on the whole input.
+  const double shards_ms = time_ms(team, o.repetitions, [&] {
+    for (auto& shard : shards) shard->reduce_into(stage, shard->partial.data());
+  });
+  t.add_row({"  every shard alone, no last level", gpus, "-", Cell::num(shards_ms, 4),
+             Cell::num(bytes / shards_ms / 1e6, 0), one_ms > 0 ? Cell::num(one_ms / shards_ms, 2) : Cell::none()});
   if (!team.last_block_sum()) {
     t.add_row({last_block_row, gpus, "not run"});
     t.add_note("Ended in its last block: " + team.last_block_sum_status() + ".");
@@ -232,7 +240,10 @@ bool run_sum(Team& team, const SessionOptions& o, RunRecord& record) {
              "blocks' results stores the rank's partial sum into every rank's memory and waits for the "
              "others' in its own, so the last level starts as soon as the slowest rank's shard is done, "
              "not after the reduction kernel drains and another kernel starts.");
-  t.add_note("'alone': the last level by itself, on partial sums already in place.");
+  t.add_note("'every shard alone': the shards reduced at once and never combined, the most any ending can "
+             "reach; what keeps it below " + gpus + " times one GPU is the kernel's own start and last wave, "
+             "as long on a shard as on the whole input.");
+  t.add_note("'NCCL alone', 'peer reads alone': the last level by itself, on partial sums already in place.");
   t.add_note("Times: average of --reps runs back to back, host clock.");
   show(team, "", t);
   record.add("sum", "The sum across GPUs against one GPU", t);
