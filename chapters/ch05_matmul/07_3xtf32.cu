@@ -6,10 +6,11 @@
 //              cleared, one integer instruction), and each tile gets a_big b_small + a_small b_big +
 //              a_big b_big (the small products first) on the tensor cores. a_small b_small is left out: it
 //              is below 2^-20 of the product, under what float's rounding of a long sum loses.
-// Changed:     three mmas per tile instead of one, so warp tiles of 64 x 32 in 128 x 128 block tiles (the
-//              split parts take registers); each k-step's three products go into a zeroed partial sum that
-//              one float add moves into the accumulator, because the tensor core's own sums round toward
-//              zero and that bias would grow with K.
+// Changed:     three mmas per tile instead of one; the split parts take registers, so 4 warps of 64 x 64
+//              in 128 x 128 block tiles, two blocks per SM where they fit (Split3Tiling); each k-step's
+//              three products go into a zeroed partial sum that one float add moves into the
+//              accumulator, because the tensor core's own sums round toward zero and that bias would
+//              grow with K.
 // Limitation:  three times the tensor work of stage 06 for FP32 accuracy; still several times the FP32
 //              units' rate (the program prints both floors).
 // Preconditions: as stage 06. 4 buffers of K slices of 16 take 74 KB of shared memory, which every GPU
