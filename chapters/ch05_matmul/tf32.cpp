@@ -8,30 +8,32 @@
 
 namespace pmpp::ch05 {
 
+namespace {
+constexpr std::uint32_t kDroppedBits = (1u << 13) - 1;  // the 13 mantissa bits TF32 does not keep
+
+std::uint32_t bits_of(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+float from_bits(std::uint32_t bits) {
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+}  // namespace
+
 //! [tf32_round]
 float tf32_round(float x) {
   if (!std::isfinite(x)) return x;
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
   // Add half of the last kept place (bit 13) to the magnitude, then drop the 13 bits TF32 does not keep:
   // round to nearest, ties away from zero. A carry into the exponent is the right answer (it rounds up
   // to the next power of two, or to infinity past the largest float).
-  bits += 1u << 12;
-  bits &= ~((1u << 13) - 1);
-  float rounded;
-  std::memcpy(&rounded, &bits, sizeof rounded);
-  return rounded;
+  return from_bits((bits_of(x) + (1u << 12)) & ~kDroppedBits);
 }
 //! [tf32_round]
 
-float tf32_cut(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  bits &= ~((1u << 13) - 1);  // toward zero: the magnitude only loses bits
-  float cut;
-  std::memcpy(&cut, &bits, sizeof cut);
-  return cut;
-}
+float tf32_cut(float x) { return from_bits(bits_of(x) & ~kDroppedBits); }  // toward zero: only loses bits
 
 Tf32Split tf32_split(float x) {
   const float big = tf32_cut(x);

@@ -61,7 +61,8 @@ TEST_CASE("each library computes the chapter's convolution within the float boun
   PMPP_REQUIRE_GPU();
   for (const LibraryBaseline& library : library_baselines())
     for (auto [w, h, r] : std::vector<std::tuple<int, int, int>>{
-             {67, 45, 1}, {64, 64, 2}, {1, 1, 2}, {67, 45, 3}, {1, 37, 1}, {37, 1, 2}, {200, 131, 4}, {31, 33, 5}, {95, 17, 6}, {64, 64, 7}, {33, 65, 8}}) {
+             {67, 45, 1}, {64, 64, 2}, {1, 1, 2}, {67, 45, 3}, {1, 37, 1}, {37, 1, 2},
+             {200, 131, 4}, {31, 33, 5}, {95, 17, 6}, {64, 64, 7}, {33, 65, 8}}) {
       DYNAMIC_SECTION(library.name << " " << w << "x" << h << " r=" << r) {
         REQUIRE_LIBRARY(library);
         const auto in = pmpp::random_floats(static_cast<std::size_t>(w) * h, 61);
