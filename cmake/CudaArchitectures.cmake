@@ -181,3 +181,17 @@ function(pmpp_cuda_architectures_choose)
   set(PMPP_CUDA_COMPILABLE_ARCHITECTURES "${ptx}" PARENT_SCOPE)
   message(STATUS "CUDA architectures: ${chosen} (${why})")
 endfunction()
+
+# pmpp_compile_for_sm90a(<source>...): where the build makes machine code for compute capability 9.0,
+# compile these sources for sm_90a as well: the target with Hopper's own instructions (wgmma), which
+# plain sm_90 code does not have and later GPUs do not promise to keep. On a Hopper GPU the driver then
+# loads the sm_90a code; the code that uses it asks at run time which code was loaded, and says so
+# where it cannot run.
+function(pmpp_compile_for_sm90a)
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(arch MATCHES "^90(-real)?$")
+      set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS "--generate-code=arch=compute_90a,code=sm_90a")
+      return()
+    endif()
+  endforeach()
+endfunction()

@@ -175,6 +175,20 @@ std::vector<WarpAccess> split_tf32_warp_accesses(int, int N, int K) {
   return tensor_core_warp_accesses<Split3Tiling>(N, K);
 }
 
+std::vector<WarpAccess> wgmma_warp_accesses(int, int N, int K) {
+  // Thread c copies 16-byte chunk c % 8 of row c / 8 of a split part; the parts are padded, so every copy
+  // moves 16 aligned bytes whatever N and K are. C is stored as in stages 06 and 07.
+  const std::int64_t Kp = (K + WgmmaTiling::TILE_K - 1) / WgmmaTiling::TILE_K * std::int64_t{WgmmaTiling::TILE_K};
+  const auto chunk_of_lane = [&](int l) { return l / 8 * Kp + l % 8 * 4; };
+  return {
+      warp_access("A copy", "cp.async A_big[(row0 + c/8)*Kp + k0 + 4(c%8)]", 16, chunk_of_lane),
+      warp_access("B copy", "cp.async Bt_big[(col0 + c/8)*Kp + k0 + 4(c%8)]", 16, chunk_of_lane),
+      warp_access("C store", N % 2 == 0 ? "float2 C[(row0 + l/4)*N + col0 + 2(l%4)]"
+                                        : "C[(row0 + l/4)*N + col0 + 2(l%4) + j] (scalar)",
+                  N % 2 == 0 ? 8 : 4, [&](int l) { return std::int64_t{l / 4} * N + (l % 4) * 2; }),
+  };
+}
+
 double sectors_per_load(const std::vector<WarpAccess>& accesses) {
   double sectors = 0;
   int loads = 0;

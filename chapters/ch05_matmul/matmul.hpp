@@ -92,6 +92,14 @@ struct Split3Tiling {
   static constexpr int THREADS = 32 * (TILE_M / WARP_M) * (TILE_N / WARP_N);
 };
 
+/// Stage 08's shape (beyond the text; Hopper only): two warpgroups (8 warps) per 128 x 128 block tile,
+/// each multiplying 64 rows of it by all 128 columns with wgmma m64n128k8; K slices of 32 floats (one
+/// 128-byte swizzled row per row of a part) in 3 buffers of big and small parts of A and B (192 KB).
+struct WgmmaTiling {
+  static constexpr int TILE_M = 128, TILE_N = 128, TILE_K = 32;
+  static constexpr int WARPGROUPS = 2, THREADS = 128 * WARPGROUPS, STAGES = 3;
+};
+
 using pmpp::Dim3;
 using pmpp::LaunchConfig;
 
@@ -208,6 +216,14 @@ LaunchConfig matmul_tf32(const MatmulArgs& args);
 /// part and three products per tile, Split3Tiling's shape: FP32 accuracy from tensor cores.
 /// @pre as matmul_tf32, with split_tf32_unavailable(). @see matmul_tf32 (previous), CublasSgemm
 LaunchConfig matmul_3xtf32(const MatmulArgs& args);
+/// Beyond the text (08_wgmma_3xtf32.cu): stage 07's three products on Hopper's warpgroup MMA, WgmmaTiling's
+/// shape, from operands split once by a pre-pass into a workspace the stage keeps between calls.
+/// @pre require_valid(args); wgmma_3xtf32_unavailable() is empty (else std::runtime_error).
+/// @see matmul_3xtf32 (previous), CublasSgemm
+LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& args);
+/// Why stage 08 cannot run on the current GPU, in one line; "" when it can: it needs compute capability
+/// 9.0 exactly (wgmma is Hopper's own), and code compiled for sm_90a.
+std::string wgmma_3xtf32_unavailable();
 /// Why stage 06 (07) cannot run on the current GPU, in one line; "" when it can: it needs compute
 /// capability 8.0, and code compiled for 8.0 or later (a PTX-only build for 7.5 has no tensor cores).
 std::string tf32_unavailable();
@@ -360,6 +376,9 @@ long long no_bank_conflicts(int N, int K);
 /// stores of C (a lane holds two neighbouring columns of a fragment row).
 std::vector<WarpAccess> tf32_warp_accesses(int tile, int N, int K);
 std::vector<WarpAccess> split_tf32_warp_accesses(int tile, int N, int K);
+/// Stage 08's warp: cp.async copies of 4 rows of 32 floats of a split operand (its rows Kp = K rounded
+/// up to 32 floats apart), float2 stores of C as in stage 06.
+std::vector<WarpAccess> wgmma_warp_accesses(int tile, int N, int K);
 /// Stage 05: none while the copies move 16 bytes; where N or K is not a multiple of 4 each copy moves
 /// one float from an address that is not 16-byte aligned, which the counters report as conflicts of the
 /// copies: no prediction (-1).

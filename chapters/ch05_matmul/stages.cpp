@@ -79,6 +79,16 @@ const std::vector<Stage> kStages = {
      "as stage 06: padded rows, fragment loads in 32 banks; each loaded float is split once and used by "
      "4 or 8 tiles",
      async_copy_bank_conflicts, "3xTF32", &SPLIT_TF32_ROUNDING, split_tf32_unavailable},
+    {"08_wgmma_3xtf32", "3xTF32 on Hopper's wgmma: operands split once by a pre-pass, 128x128 tiles, 3 buffers",
+     "beyond PMPP: Hopper's warpgroup MMA, code for sm_90a", {}, matmul_wgmma_3xtf32,
+     // Each k brings the big and the small part of TILE_M + TILE_N floats: half stage 07's OP/B.
+     [](int) { return register_tiled_op_per_byte(WgmmaTiling::TILE_M, WgmmaTiling::TILE_N) / 2; },
+     wgmma_warp_accesses,
+     "the tensor cores read their operands from shared memory themselves; the pre-pass adds a read of A "
+     "and B and a write of twice their size, and copies are LDGSTS, not global loads",
+     "the tensor cores read 128-byte swizzled rows; each cp.async quarter-warp writes one row's 8 chunks "
+     "to 8 different 16-byte bank groups",
+     no_bank_conflicts, "3xTF32", &SPLIT_TF32_ROUNDING, wgmma_3xtf32_unavailable},
 };
 }  // namespace
 

@@ -38,6 +38,7 @@ TEST_CASE("MAX_DIM rows fit the grid's y limit for every stage's block height", 
   CHECK((MAX_DIM + AsyncCopyTiling<32>::TILE_M - 1) / AsyncCopyTiling<32>::TILE_M <= 65535);
   CHECK((MAX_DIM + Tf32Tiling::TILE_M - 1) / Tf32Tiling::TILE_M <= 65535);
   CHECK((MAX_DIM + Split3Tiling::TILE_M - 1) / Split3Tiling::TILE_M <= 65535);
+  CHECK((MAX_DIM + WgmmaTiling::TILE_M - 1) / WgmmaTiling::TILE_M <= 65535);
 }
 
 TEST_CASE("the asynchronous-copy stage takes K slices of 16 or 32 only", "[preconditions]") {
@@ -50,7 +51,7 @@ TEST_CASE("the asynchronous-copy stage takes K slices of 16 or 32 only", "[preco
 }
 
 TEST_CASE("the stage table lists the text's stages in order, then the tensor-core ones", "[preconditions]") {
-  REQUIRE(stages().size() == 7);
+  REQUIRE(stages().size() == 8);
   CHECK(std::string(stages()[0].id) == "01_naive");
   CHECK(std::string(stages()[1].id) == "02_tiled");
   CHECK(stages()[1].tiles == std::vector<int>{16, 32});
@@ -59,7 +60,8 @@ TEST_CASE("the stage table lists the text's stages in order, then the tensor-cor
   CHECK(find_stage("05_async_copy") == &stages()[4]);
   CHECK(find_stage("06_tf32_tensor_cores") == &stages()[5]);
   CHECK(find_stage("07_3xtf32") == &stages()[6]);
-  CHECK(find_stage("08_nothing") == nullptr);
+  CHECK(find_stage("08_wgmma_3xtf32") == &stages()[7]);
+  CHECK(find_stage("09_nothing") == nullptr);
   CHECK(effective_tile(stages()[1], 0) == 16);
   CHECK(effective_tile(stages()[1], 32) == 32);
   CHECK(effective_tile(stages()[0], 32) == 0);
