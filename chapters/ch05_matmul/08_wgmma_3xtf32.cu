@@ -212,19 +212,16 @@ float* split_workspace(std::size_t floats) {
   return buffer.data();
 }
 
-/// One attribute of the current GPU (cheap, unlike cudaGetDeviceProperties: asked at every launch).
-int current_attribute(cudaDeviceAttr what) {
-  int device = 0, value = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&value, what, device));
-  return value;
-}
-
 }  // namespace
 
+std::size_t wgmma_3xtf32_workspace_bytes(int M, int N, int K) {
+  const Padded p(MatmulArgs{nullptr, nullptr, nullptr, M, N, K, 0});
+  return sizeof(float) * static_cast<std::size_t>(2 * (p.M + p.N) * p.K);
+}
+
 std::string wgmma_3xtf32_unavailable() {
-  const int major = current_attribute(cudaDevAttrComputeCapabilityMajor);
-  const int minor = current_attribute(cudaDevAttrComputeCapabilityMinor);
+  const int major = current_device_attribute(cudaDevAttrComputeCapabilityMajor);
+  const int minor = current_device_attribute(cudaDevAttrComputeCapabilityMinor);
   if (major != 9 || minor != 0)
     return "needs compute capability 9.0 (Hopper's wgmma); this GPU has " + std::to_string(major) + "." +
            std::to_string(minor);
@@ -252,13 +249,13 @@ LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& a) {
                              " KB of shared memory per block; this GPU allows " +
                              std::to_string(current_shared_per_block_optin() / 1024) + " KB");
   const Padded p(a);
-  float* const work = split_workspace(static_cast<std::size_t>(2 * (p.M + p.N) * p.K));
+  float* const work = split_workspace(wgmma_3xtf32_workspace_bytes(a.M, a.N, a.K) / sizeof(float));
   float* const a_big = work;
   float* const a_small = a_big + p.M * p.K;
   float* const b_big = a_small + p.M * p.K;
   float* const b_small = b_big + p.N * p.K;
 
-  SplitRowsKernel<<<8 * current_attribute(cudaDevAttrMultiProcessorCount), 256>>>(a.A, a_big, a_small, a.M, a.K, p.M, p.K);
+  SplitRowsKernel<<<8 * current_device_attribute(cudaDevAttrMultiProcessorCount), 256>>>(a.A, a_big, a_small, a.M, a.K, p.M, p.K);
   CUDA_CHECK_LAUNCH();
   const dim3 transpose_grid(static_cast<unsigned>(p.N / TRANSPOSE_TILE), static_cast<unsigned>(p.K / TRANSPOSE_TILE));
   SplitTransposedKernel<<<transpose_grid, dim3(TRANSPOSE_TILE, TRANSPOSE_ROWS)>>>(a.B, b_big, b_small, a.K, a.N, p.K);

@@ -224,6 +224,9 @@ LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& args);
 /// Why stage 08 cannot run on the current GPU, in one line; "" when it can: it needs compute capability
 /// 9.0 exactly (wgmma is Hopper's own), and code compiled for sm_90a.
 std::string wgmma_3xtf32_unavailable();
+/// The device memory stage 08 keeps for an M x N x K product beside A, B and C: both operands split into
+/// two TF32 parts, padded to whole tiles, 2 (M + N) K floats.
+std::size_t wgmma_3xtf32_workspace_bytes(int M, int N, int K);
 /// Why stage 06 (07) cannot run on the current GPU, in one line; "" when it can: it needs compute
 /// capability 8.0, and code compiled for 8.0 or later (a PTX-only build for 7.5 has no tensor cores).
 std::string tf32_unavailable();

@@ -28,6 +28,12 @@ using namespace pmpp::ch05;
 namespace {
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 
+/// The device memory the runnable stages keep beside A, B and C for an M x N x K product: the largest
+/// workspace among them (stage 08's split operands, where this GPU runs stage 08).
+std::size_t largest_workspace_bytes(int M, int N, int K) {
+  return wgmma_3xtf32_unavailable().empty() ? wgmma_3xtf32_workspace_bytes(M, N, K) : 0;
+}
+
 /// @p count rows of a device matrix with @p S columns, from row @p first, copied to the host.
 std::vector<float> rows_of(const float* d, std::int64_t S, std::int64_t first, std::int64_t count) {
   std::vector<float> h(static_cast<std::size_t>(S * count));
@@ -46,7 +52,7 @@ TEST_CASE("A with more than 2^31 elements", "[gpu][large]") {
   PMPP_REQUIRE_GPU();
   const int M = 1048000, K = 2056, N = 8;  // A: 2.15e9 floats; N and K multiples of 4 (float4 path)
   REQUIRE(std::int64_t{M} * K > kTwo31);
-  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{M} * K);
+  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{M} * K + largest_workspace_bytes(M, N, K));
 
   pmpp::DeviceBuffer<float> d_A(std::size_t{M} * K), d_C(std::size_t{M} * N);
   CUDA_CHECK(cudaMemset(d_A.data(), 0, d_A.bytes()));
@@ -76,7 +82,7 @@ TEST_CASE("B with more than 2^31 elements", "[gpu][large]") {
   PMPP_REQUIRE_GPU();
   const int M = 3, K = 65600, N = 32800;  // B: 2.15e9 floats
   REQUIRE(std::int64_t{K} * N > kTwo31);
-  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{K} * N);
+  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{K} * N + largest_workspace_bytes(M, N, K));
 
   pmpp::DeviceBuffer<float> d_B(std::size_t{K} * N), d_C(std::size_t{M} * N);
   CUDA_CHECK(cudaMemset(d_B.data(), 0, d_B.bytes()));
@@ -104,7 +110,7 @@ TEST_CASE("C with more than 2^31 elements", "[gpu][large]") {
   PMPP_REQUIRE_GPU();
   const int M = 46341, N = 46344, K = 4;  // C: 2.15e9 floats
   REQUIRE(std::int64_t{M} * N > kTwo31);
-  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{M} * N);
+  REQUIRE_FREE_DEVICE_MEMORY(sizeof(float) * std::size_t{M} * N + largest_workspace_bytes(M, N, K));
 
   const auto A = pmpp::random_small_ints(std::size_t{M} * K, 9);
   const auto B = pmpp::random_small_ints(std::size_t{K} * N, 10);
