@@ -20,9 +20,9 @@ from .processes import tail
 
 def device_peaks(output):
     """(peak DRAM GB/s, peak FP32 TFLOP/s) from the device line the program printed; None for each it
-    did not print."""
-    dram = re.search(r"peak DRAM (\d+(?:\.\d+)?) GB/s", output)
-    fp32 = re.search(r"peak FP32 (\d+(?:\.\d+)?) TFLOP/s", output)
+    did not print. The line is wrapped to the terminal's width, so a break may fall inside either."""
+    dram = re.search(r"peak\s+DRAM\s+(\d+(?:\.\d+)?)\s+GB/s", output)
+    fp32 = re.search(r"peak\s+FP32\s+(\d+(?:\.\d+)?)\s+TFLOP/s", output)
     return (float(dram.group(1)) if dram else None), (float(fp32.group(1)) if fp32 else None)
 
 

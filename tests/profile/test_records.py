@@ -6,7 +6,7 @@ import unittest
 from pathlib import Path
 
 import support
-from profiling import predictions, records
+from profiling import predictions, records, stages
 from profiling.errors import RecordError
 
 
@@ -109,6 +109,16 @@ class RecordFile(unittest.TestCase):
                      json.dumps({"tables": {"profile": {"columns": ["stage"]}}})):
             with self.subTest(text=text), self.assertRaises(RecordError):
                 records.load(self.write(text))
+
+
+class DevicePeaks(unittest.TestCase):
+    def test_peaks_are_read_where_the_device_line_wraps_inside_them(self):
+        output = ("device:  NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 50 MiB L2, 227 KiB shared/block opt-in, peak DRAM\n"
+                  "         3352 GB/s, peak FP32\n         66.9 TFLOP/s); built for sm_90\n")
+        self.assertEqual(stages.device_peaks(output), (3352.0, 66.9))
+
+    def test_a_peak_not_printed_is_none(self):
+        self.assertEqual(stages.device_peaks("device:  a GPU (cc 9.0, peak DRAM 3352 GB/s)"), (3352.0, None))
 
 
 if __name__ == "__main__":
