@@ -228,13 +228,14 @@ void print_device(const DeviceInfo& device) {
   std::fputs(wrap_text(device.summary(), "device:  ", std::string(9, ' ')).c_str(), stdout);
 }
 
-/// --sweep: every radius, the stages beyond the text, one row per radius, recorded as a run of its own.
+/// --sweep: every radius, the stages beyond the text and the libraries, one row per radius, recorded as a
+/// run of its own.
 int run_sweep(const std::string& program, const Options& options, int argc, char** argv) {
   RunRecord record(program, command_line(argc, argv), options.json);
   const std::string largest = std::to_string(filter_dim(MAX_FILTER_RADIUS));
   record.set_problem(std::to_string(options.width) + " x " + std::to_string(options.height) +
                      " image, filters 3 x 3 to " + largest + " x " + largest);
-  std::printf("%s --sweep: the stages beyond the text at every radius, against the two floors\n\n",
+  std::printf("%s --sweep: the stages beyond the text and the libraries at every radius\n\n",
               program.c_str());
   if (!gpu_or_explain(program.c_str())) return record.finish(kExitNoGpu);
   const DeviceInfo device = query_device();
@@ -248,17 +249,21 @@ int run_sweep(const std::string& program, const Options& options, int argc, char
   for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
     Options at_r = options;
     at_r.radius = r;
-    SweepRow row{r, floors(at_r, device), {}};
+    SweepRow row{r, floors(at_r, device), {}, {}};
     Problem problem(at_r);  // its own image, filter and reference for each radius
     for (const Stage& stage : stages())
       if (stage.beyond_text && r <= stage.max_radius) row.runs.push_back(measure(problem, stage, timer));
-    for (const Measurement& m : row.runs) all_passed = all_passed && (m.passed || !m.ran);
+    for (const LibraryBaseline& library : library_baselines())
+      row.libraries.push_back(measure_library(problem, library, timer));
+    for (const auto* list : {&row.runs, &row.libraries})
+      for (const Measurement& m : *list) all_passed = all_passed && (m.passed || !m.ran);
     rows.push_back(std::move(row));
   }
   std::printf("\n");
   const Table table = sweep_table(rows, device);
   table.print(std::cout);
-  record.add("sweep", "The stages beyond the text at every radius, against the DRAM and FP32 floors", table);
+  record.add("sweep", "The stages beyond the text at every radius, against the DRAM and FP32 floors and the libraries",
+             table);
   return record.finish(all_passed ? kExitPass : kExitCheckFailed);
 }
 

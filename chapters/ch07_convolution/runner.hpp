@@ -135,10 +135,12 @@ std::vector<std::string> explain_times(const std::vector<Measurement>& runs, con
 struct SweepRow {
   int radius = 0;
   Floors floors;
-  std::vector<Measurement> runs;  ///< one per stage beyond the text, in the table's order
+  std::vector<Measurement> runs;       ///< one per stage beyond the text, in the table's order
+  std::vector<Measurement> libraries;  ///< one per library (cuDNN, NPP), run or skipped with the reason
 };
-/// The sweep as a table: one row per radius, the two floors, each stage's time, and the best stage's
-/// time as a share of the higher floor (with a column naming the best when there are several).
+/// The sweep as a table: one row per radius, the two floors, each stage's time, the best stage's time
+/// as a share of the higher floor (with a column naming the best when there are several), and each
+/// library's time with the best stage's speed-up over it.
 Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device);
 
 // ---- The program (runner.cpp) ------------------------------------------------------------------

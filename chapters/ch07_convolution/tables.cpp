@@ -208,6 +208,11 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
       columns.push_back(m.name.substr(0, m.name.find('_')) + " ms");
   if (swept > 1) columns.push_back("best");  // with one stage, the best is that stage
   columns.push_back("% of floor");
+  std::vector<std::string> libraries;
+  if (!rows.empty())
+    for (const Measurement& m : rows.front().libraries) libraries.push_back(m.name);
+  for (const std::string& name : libraries) columns.push_back(name + " ms");
+  for (const std::string& name : libraries) columns.push_back("vs " + name);
   Table t(columns);
   for (const SweepRow& row : rows) {
     const int d = filter_dim(row.radius);
@@ -222,6 +227,11 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
     }
     if (swept > 1) cells.push_back(best != nullptr ? Cell{best->name} : Cell::none());
     cells.push_back(best != nullptr ? Cell::num(100.0 * floor_ms / best->timing.median_ms, 1) : Cell::none());
+    for (const Measurement& m : row.libraries)  // a library that did not run shows why: skipped or FAIL
+      cells.push_back(m.passed ? Cell::num(m.timing.median_ms, 4) : Cell{m.status});
+    for (const Measurement& m : row.libraries)
+      cells.push_back(m.passed && best != nullptr ? Cell::num(m.timing.median_ms / best->timing.median_ms, 2)
+                                                  : Cell::none());
     t.add_row(cells);
   }
   t.add_note("DRAM floor: 8 B/pixel at " + fixed(device.peak_dram_gbps, 0) +
@@ -231,6 +241,9 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
   if (!rows.empty())
     for (const Measurement& m : rows.front().runs)
       t.add_note(m.name.substr(0, m.name.find('_')) + " ms: the median time of " + m.name + ".");
+  for (const std::string& name : libraries)
+    t.add_note(name + " ms: the median time of " + name + "; vs " + name + ": that time / the best stage's (above 1, the " +
+               "stage is faster).");
   t.add_note(std::string(swept > 1 ? "'% of floor' = the higher floor / the best stage's time" :
                                      "'% of floor' = the higher floor / the stage's time") +
              ": 100 is the limit for FP32 FMAs; a stage on tensor cores can pass it where FP32 is the higher floor.");

@@ -209,7 +209,7 @@ TEST_CASE("the sweep table fits 100 columns", "[programs]") {
   for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
     Options o;
     o.radius = r;
-    SweepRow row{r, floors(o, h100()), {}};
+    SweepRow row{r, floors(o, h100()), {}, {}};
     for (const Stage& s : stages())
       if (s.beyond_text) {
         Measurement m;
@@ -217,7 +217,18 @@ TEST_CASE("the sweep table fits 100 columns", "[programs]") {
         m.timing.median_ms = 0.2 * r;
         row.runs.push_back(m);
       }
+    for (const char* library : {"cuDNN", "NPP"}) {
+      Measurement m;
+      m.name = library, m.ran = true, m.passed = true, m.status = "PASS";
+      m.timing.median_ms = 1.5 * r;
+      row.libraries.push_back(m);
+    }
     rows.push_back(row);
   }
-  CHECK(widest_line(sweep_table(rows, h100())) <= 100);
+  const pmpp::Table table = sweep_table(rows, h100());
+  CHECK(widest_line(table) <= 100);
+  std::ostringstream printed;
+  table.print(printed);
+  CHECK(printed.str().find("vs NPP") != std::string::npos);  // each library's time and the best stage's speed-up
+  CHECK(printed.str().find("7.50") != std::string::npos);     // r = 1: NPP 1.5 ms / the best stage's 0.2 ms
 }
