@@ -5,7 +5,9 @@
 //              tiles. For each it copies the input tile (output tile plus halo) into shared memory
 //              with 16-byte loads; then each thread computes a 4-wide, COARSE_Y-tall patch of outputs
 //              in registers, reading each input row's window from shared memory once and adding it
-//              into every output row that needs it. The next tile's loads are in flight meanwhile.
+//              into every output row that needs it. The next tile's loads are in flight meanwhile
+//              (for the smallest filters, one wide tile per block measured fastest: other blocks'
+//              loads fill the wait).
 // Changed:     stage 04 spends (2r+1)^2 loads and their address arithmetic on every output; here a
 //              pixel read from shared memory feeds up to 4 x COARSE_Y FMAs. And where stages 03-04
 //              load, wait, compute and leave, so that DRAM and the SMs take turns, the prefetch

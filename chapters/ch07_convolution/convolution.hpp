@@ -150,12 +150,14 @@ struct RegisterTiling {
 };
 
 /// The tiling stage 05 uses for @p radius, the fastest of those measured on an H100 (the book's
-/// "beyond the text" section). Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block;
-/// from r = 6 on that block would not fit the instruction cache, so it adds 4 or 2 rows at a time.
+/// "beyond the text" section). Up to r = 2, where DRAM alone sets the pace, wide blocks of one tile
+/// each: the halo is a smaller share of a wider tile, and the other blocks on the SM keep DRAM busy
+/// while one waits for its tile. Up to r = 5 a thread adds all 2r+1 filter rows in one unrolled block;
+/// from r = 6 on that block would not fit the instruction cache, so it adds 2 rows at a time.
 constexpr RegisterTiling register_tiling(int radius) {
-  return radius <= 3   ? RegisterTiling{16, 8, 4, 2, filter_dim(radius), 0}
+  return radius <= 2   ? RegisterTiling{64, 8, 4, 1, filter_dim(radius), 0}
+         : radius == 3 ? RegisterTiling{16, 8, 4, 2, filter_dim(radius), 0}
          : radius <= 5 ? RegisterTiling{16, 8, 4, 4, filter_dim(radius), 0}
-         : radius == 6 ? RegisterTiling{16, 8, 4, 2, 4, 0}
                        : RegisterTiling{16, 8, 8, 1, 2, 1};
 }
 

@@ -109,8 +109,9 @@ TEST_CASE("predicted sectors per request agree with what Nsight Compute counted"
   // Global load sectors / requests over the whole kernel, counted by Nsight Compute
   // (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / ..._requests_...) for each stage program run with
   // --width W --height 4096 --radius r --reps 1 (and --tile where given): r = 2 on an H100
-  // (profile/recorded/), the others on an H200. The counts depend on the code's addresses, not on the
-  // GPU. The prediction replays a warp in the middle of the image; the border warps make up the rest.
+  // (profile/recorded/), the others on an H200, and stage 05's at r = 1 and 2 again on an H100 when its
+  // tiling for them changed. The counts depend on the code's addresses, not on the GPU. The prediction
+  // replays a warp in the middle of the image; the border warps make up the rest.
   struct Counted {
     std::size_t stage;
     int width, radius, tile;
@@ -118,11 +119,11 @@ TEST_CASE("predicted sectors per request agree with what Nsight Compute counted"
   };
   const std::vector<Counted> counted{
       {0, 4096, 2, 0, 2.90},   {1, 4096, 2, 0, 4.79},   {2, 4096, 2, 0, 4.97},   {3, 4096, 2, 0, 1.31},
-      {4, 4096, 2, 0, 17.96},  {0, 4096, 1, 0, 2.831},  {1, 4096, 1, 0, 4.661},  {2, 4096, 1, 0, 4.978},
-      {3, 4096, 1, 0, 1.525},  {4, 4096, 1, 0, 17.82},  {0, 4096, 4, 0, 2.941},  {1, 4096, 4, 0, 4.882},
+      {4, 4096, 2, 0, 17.27},  {0, 4096, 1, 0, 2.831},  {1, 4096, 1, 0, 4.661},  {2, 4096, 1, 0, 4.978},
+      {3, 4096, 1, 0, 1.525},  {4, 4096, 1, 0, 17.23},  {0, 4096, 4, 0, 2.941},  {1, 4096, 4, 0, 4.882},
       {2, 4096, 4, 0, 4.982},  {3, 4096, 4, 0, 1.338},  {4, 4096, 4, 0, 18.21},  {0, 4096, 8, 0, 2.908},
       {1, 4096, 8, 0, 4.816},  {2, 4096, 8, 0, 3.992},  {3, 4096, 8, 0, 1.541},  {4, 4096, 8, 0, 15.93},
-      {2, 4096, 3, 8, 7.988},  {2, 4096, 4, 16, 5.992}, {4, 4093, 2, 0, 5.186}};
+      {2, 4096, 3, 8, 7.988},  {2, 4096, 4, 16, 5.992}, {4, 4093, 2, 0, 4.971}};
   // The rows above name the first five stages by position; stage 06 has no recorded count yet.
   REQUIRE(stages().size() >= 5);
   for (const Counted& c : counted) {
