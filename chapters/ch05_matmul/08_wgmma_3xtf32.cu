@@ -255,7 +255,8 @@ LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& a) {
   float* const b_big = a_small + p.M * p.K;
   float* const b_small = b_big + p.N * p.K;
 
-  SplitRowsKernel<<<8 * current_device_attribute(cudaDevAttrMultiProcessorCount), 256>>>(a.A, a_big, a_small, a.M, a.K, p.M, p.K);
+  const int split_blocks = 8 * current_device_attribute(cudaDevAttrMultiProcessorCount);
+  SplitRowsKernel<<<split_blocks, 256>>>(a.A, a_big, a_small, a.M, a.K, p.M, p.K);
   CUDA_CHECK_LAUNCH();
   const dim3 transpose_grid(static_cast<unsigned>(p.N / TRANSPOSE_TILE), static_cast<unsigned>(p.K / TRANSPOSE_TILE));
   SplitTransposedKernel<<<transpose_grid, dim3(TRANSPOSE_TILE, TRANSPOSE_ROWS)>>>(a.B, b_big, b_small, a.K, a.N, p.K);

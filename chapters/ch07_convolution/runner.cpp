@@ -42,7 +42,8 @@ void add_options(Cli& cli, Options& o, const std::vector<const Stage*>& list) {
   if (is_whole_chapter(list))
     cli.flag("--sweep", o.sweep,
              "instead: radius 1.." + std::to_string(MAX_FILTER_RADIUS) +
-                 " at this size, the stages beyond the text against the DRAM and FP32 floors (ignores --radius)");
+                 " at this size, the stages beyond the text against the DRAM and FP32 floors and the libraries "
+                 "(ignores --radius)");
 }
 
 void validate(const Options& o, const std::vector<const Stage*>& list) {

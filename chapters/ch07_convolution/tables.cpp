@@ -242,8 +242,8 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
     for (const Measurement& m : rows.front().runs)
       t.add_note(m.name.substr(0, m.name.find('_')) + " ms: the median time of " + m.name + ".");
   for (const std::string& name : libraries)
-    t.add_note(name + " ms: the median time of " + name + "; vs " + name + ": that time / the best stage's (above 1, the " +
-               "stage is faster).");
+    t.add_note(name + " ms: the median time of " + name + "; vs " + name +
+               ": that time / the best stage's (above 1, the stage is faster).");
   t.add_note(std::string(swept > 1 ? "'% of floor' = the higher floor / the best stage's time" :
                                      "'% of floor' = the higher floor / the stage's time") +
              ": 100 is the limit for FP32 FMAs; a stage on tensor cores can pass it where FP32 is the higher floor.");

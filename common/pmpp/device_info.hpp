@@ -103,7 +103,9 @@ inline int current_device_attribute(cudaDeviceAttr what) {
 /// The shared memory one block may have on the current device when its kernel asks for more than the
 /// default 48 KB (cudaFuncAttributeMaxDynamicSharedMemorySize): 64 KB on compute capability 7.5, up to
 /// 227 KB on 9.0. One attribute, cheap enough to ask at every launch.
-inline int current_shared_per_block_optin() { return current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin); }
+inline int current_shared_per_block_optin() {
+  return current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+}
 
 /// Query device @p device. CUDA 13 removed the clock fields from cudaDeviceProp, so the memory clock
 /// and bus width come from cudaDeviceGetAttribute.
