@@ -30,13 +30,16 @@ def top_stalls(m, n=3):
 
 def limiter_verdict(m):
     """The limiter the counters point to, in a few words. The rules, in order: DRAM at 70 % of peak or
-    more is DRAM bandwidth; the FMA pipe at 55 % or more, or issue slots at 80 % or more, is instruction
-    issue (with the FMA share of what issued: the rest is overhead); the load/store pipe at 60 % or more
-    is memory instructions (shared and global); under 10 us is launch latency; otherwise the largest
-    stall reason says what the warps wait for."""
+    more is DRAM bandwidth, unless issue slots are at 90 % or more and busier than DRAM; the FMA pipe
+    at 55 % or more, or issue slots at 80 % or more, is instruction issue (with the FMA share of what
+    issued: the rest is overhead); the load/store pipe at 60 % or more is memory instructions (shared
+    and global); under 10 us is launch latency; otherwise the largest stall reason says what the warps
+    wait for."""
     dram, issue, fma, lsu = m.get("dram_pct"), m.get("issue_pct"), m.get("fma_pct"), m.get("lsu_pct")
     t_us = None if m.get("time_ns") is None else m["time_ns"] / 1e3
-    if dram is not None and dram >= 70:
+    # Where both are high (a filter whose DRAM and FP32 floors meet), the nearly full issue slots decide.
+    issue_first = issue is not None and issue >= 90 and (dram is None or issue > dram)
+    if dram is not None and dram >= 70 and not issue_first:
         return f"DRAM bandwidth ({dram:.0f} % of peak)"
     if (fma is not None and fma >= 55) or (issue is not None and issue >= 80):
         share = f", {100 * fma / issue:.0f} % of it FMA" if fma is not None and issue else ""
