@@ -5,9 +5,9 @@
 //              tiles. For each it copies the input tile (output tile plus halo) into shared memory
 //              with 16-byte loads; then each thread computes a 4-wide, COARSE_Y-tall patch of outputs
 //              in registers, reading each input row's window from shared memory once and adding it
-//              into every output row that needs it. The next tile's loads are in flight meanwhile
-//              (for the smallest filters, one wide tile per block measured fastest: other blocks'
-//              loads fill the wait).
+//              into every output row that needs it (register_tile.cuh, shared with stage 07). The
+//              next tile's loads are in flight meanwhile (for the smallest filters, one wide tile per
+//              block measured fastest: other blocks' loads fill the wait).
 // Changed:     stage 04 spends (2r+1)^2 loads and their address arithmetic on every output; here a
 //              pixel read from shared memory feeds up to 4 x COARSE_Y FMAs. And where stages 03-04
 //              load, wait, compute and leave, so that DRAM and the SMs take turns, the prefetch
@@ -28,30 +28,11 @@
 
 #include "ch07_convolution/convolution.hpp"
 #include "ch07_convolution/filter_constant.cuh"
+#include "ch07_convolution/register_tile.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
 
 namespace pmpp::ch07 {
-
-// ---- Constants ----------------------------------------------------------------------------------
-
-constexpr int COARSE_X = REGISTER_TILED_COARSE_X;  // outputs per thread along a row: one float4
-static_assert(COARSE_X == 4, "one float4 of outputs per thread and row");
-
-/// The sizes one tiling (BLOCK_X x BLOCK_Y threads of 4 x COARSE_Y outputs, TILES_PER_BLOCK tiles per
-/// block) implies for one radius. Stage 05 uses register_tiling(radius) (convolution.hpp).
-template <int BLOCK_X_, int BLOCK_Y_, int COARSE_Y_, int TILES_PER_BLOCK_, int FILTER_RADIUS>
-struct TileGeometry {
-  static constexpr int BLOCK_X = BLOCK_X_, BLOCK_Y = BLOCK_Y_, COARSE_Y = COARSE_Y_;
-  static constexpr int TILES_PER_BLOCK = TILES_PER_BLOCK_;
-  static constexpr int THREADS = BLOCK_X * BLOCK_Y;
-  static constexpr int OUT_TILE_W = BLOCK_X * COARSE_X, OUT_TILE_H = BLOCK_Y * COARSE_Y;
-  static constexpr int HALO = register_tiled_pad(FILTER_RADIUS);  // halo columns: r rounded up to float4s
-  static constexpr int IN_TILE_W = OUT_TILE_W + 2 * HALO;          // a multiple of 4: rows stay 16-byte aligned
-  static constexpr int IN_TILE_H = OUT_TILE_H + 2 * FILTER_RADIUS;
-  static_assert(BLOCK_X % 8 == 0, "8 threads of a row read 128 contiguous bytes of shared memory: no bank conflict");
-  static_assert(TILES_PER_BLOCK >= 1, "a block computes at least one tile");
-};
 
 // ---- Kernel -------------------------------------------------------------------------------------
 
@@ -101,43 +82,6 @@ struct InputTileLoad {
   }
 };
 
-//! [filter_rows]
-// Add filter rows fRow0 .. fRow0 + ROWS - 1 into the thread's COARSE_Y x 4 outputs. Input row i of the
-// thread's column (shared row outY + fRow0 + i) is needed by output row o = i - fRow for each of these
-// filter rows fRow: read the row once, use it for all of them. Everything is unrolled, so acc and w
-// live in registers and the `o` test disappears at compile time. The kernel calls this once with all
-// 2r+1 rows (small filters: every F_c index is a constant) or in a loop over groups of rows (large
-// filters: an unrolled body of (2r+1)^2 x 4 x COARSE_Y FMAs would not fit the instruction cache).
-template <int FILTER_RADIUS, int HALO, int ROWS, int COARSE_Y, int IN_TILE_W>
-__device__ __forceinline__ void add_filter_rows(float (&acc)[COARSE_Y][COARSE_X], const float (*N_s)[IN_TILE_W],
-                                                int fRow0, int outX, int outY) {
-  constexpr int FILTER_DIM = 2 * FILTER_RADIUS + 1;
-  constexpr int WINDOW = COARSE_X + 2 * HALO;  // pixels of one input row a thread reads
-#pragma unroll
-  for (int i = 0; i < COARSE_Y + ROWS - 1; ++i) {
-    float w[WINDOW];
-    const float4* src = reinterpret_cast<const float4*>(&N_s[outY + fRow0 + i][outX]);
-#pragma unroll
-    for (int q = 0; q < WINDOW / 4; ++q) {
-      const float4 v = src[q];
-      w[4 * q] = v.x, w[4 * q + 1] = v.y, w[4 * q + 2] = v.z, w[4 * q + 3] = v.w;
-    }
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-      const int o = i - r;
-      if (o < 0 || o >= COARSE_Y) continue;
-#pragma unroll
-      for (int fCol = 0; fCol < FILTER_DIM; ++fCol) {
-        const float f = F_c[(fRow0 + r) * FILTER_DIM + fCol];
-        // Output column outX + c reads shared column outX + c - r + fCol + HALO = outX + (w's index).
-#pragma unroll
-        for (int c = 0; c < COARSE_X; ++c) acc[o][c] += f * w[c + HALO - FILTER_RADIUS + fCol];
-      }
-    }
-  }
-}
-//! [filter_rows]
-
 // VECTOR_IO: rows start on 16-byte boundaries, so loads and stores move float4s. A template
 // parameter rather than a run-time flag, so that the scalar variant's registers do not limit the
 // occupancy of the float4 one.
@@ -146,12 +90,8 @@ template <int FILTER_RADIUS, bool VECTOR_IO, int BLOCK_X, int BLOCK_Y, int COARS
 __global__ void __launch_bounds__(BLOCK_X* BLOCK_Y, MIN_BLOCKS)
     convolution_2D_register_tiled_kernel(const float* __restrict__ N, float* __restrict__ P, int width, int height) {
   using Geo = TileGeometry<BLOCK_X, BLOCK_Y, COARSE_Y, TILES_PER_BLOCK, FILTER_RADIUS>;
-  constexpr int FILTER_DIM = 2 * FILTER_RADIUS + 1;
   constexpr int HALO = Geo::HALO, IN_TILE_W = Geo::IN_TILE_W, IN_TILE_H = Geo::IN_TILE_H;
   constexpr int OUT_TILE_W = Geo::OUT_TILE_W, OUT_TILE_H = Geo::OUT_TILE_H;
-  // The filter's rows in groups of FILTER_ROWS, then the REST (see add_filter_rows).
-  constexpr int GROUPS = FILTER_DIM / FILTER_ROWS, REST = FILTER_DIM % FILTER_ROWS;
-  static_assert(FILTER_ROWS >= 1 && FILTER_ROWS <= FILTER_DIM, "a group holds 1 to 2r+1 filter rows");
   __shared__ __align__(16) float N_s[IN_TILE_H][IN_TILE_W];
 
   const int tileCol0 = blockIdx.x * OUT_TILE_W;  // first output column of this block's tiles
@@ -173,29 +113,8 @@ __global__ void __launch_bounds__(BLOCK_X* BLOCK_Y, MIN_BLOCKS)
       next.fetch(N, width, height, tileRow0 + OUT_TILE_H, tileCol0 - HALO, tid);
 
     float acc[COARSE_Y][COARSE_X] = {};
-    if constexpr (GROUPS == 1) {
-      add_filter_rows<FILTER_RADIUS, HALO, FILTER_ROWS>(acc, N_s, 0, outX, outY);
-    } else {
-#pragma unroll 1
-      for (int g = 0; g < GROUPS; ++g) add_filter_rows<FILTER_RADIUS, HALO, FILTER_ROWS>(acc, N_s, g * FILTER_ROWS, outX, outY);
-    }
-    if constexpr (REST > 0) add_filter_rows<FILTER_RADIUS, HALO, REST>(acc, N_s, GROUPS * FILTER_ROWS, outX, outY);
-
-    // Storing: one float4 per output row when rows are aligned, else one float at a time.
-    const int col = tileCol0 + outX;
-#pragma unroll
-    for (int o = 0; o < COARSE_Y; ++o) {
-      const int row = tileRow0 + outY + o;
-      if (row >= height) break;
-      float* dst = P + static_cast<long long>(row) * width + col;
-      if constexpr (VECTOR_IO) {
-        if (col < width) *reinterpret_cast<float4*>(dst) = make_float4(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
-      } else {
-#pragma unroll
-        for (int c = 0; c < COARSE_X; ++c)
-          if (col + c < width) dst[c] = acc[o][c];
-      }
-    }
+    add_filter<FILTER_RADIUS, HALO, FILTER_ROWS>(acc, N_s, outX, outY);
+    store_outputs<VECTOR_IO>(acc, P, width, height, tileRow0 + outY, tileCol0 + outX);
   }
   //! [tile_loop]
 }

@@ -33,12 +33,25 @@ double tiled_op_per_byte_bound(int radius) {
 
 double cached_halo_op_per_byte(int radius) { return tiled_op_per_byte_bound(radius); }
 
-double register_tiled_op_per_byte(int radius) {
+namespace {
+/// An out_w x out_h output tile computed from its input tile, loaded once: r columns of halo rounded up
+/// to float4s on either side, r rows above and below.
+double register_tile_op_per_byte(int out_w, int out_h, int radius) {
   const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
-  const RegisterTiling t = register_tiling(radius);
-  const double outputs = static_cast<double>(t.out_w()) * t.out_h();
-  const double loaded = (t.out_w() + 2.0 * register_tiled_pad(radius)) * (t.out_h() + 2.0 * radius);
+  const double outputs = static_cast<double>(out_w) * out_h;
+  const double loaded = (out_w + 2.0 * register_tiled_pad(radius)) * (out_h + 2.0 * radius);
   return outputs * taps * 2.0 / (loaded * 4.0);
+}
+}  // namespace
+
+double register_tiled_op_per_byte(int radius) {
+  const RegisterTiling t = register_tiling(radius);
+  return register_tile_op_per_byte(t.out_w(), t.out_h(), radius);
+}
+
+double tma_tiles_op_per_byte(int radius) {
+  const TmaTiling t = tma_tiling(radius);
+  return register_tile_op_per_byte(t.out_w(), t.out_h(), radius);
 }
 
 std::vector<int> fig_7_14_tiles() { return {8, 16, 32, 64}; }

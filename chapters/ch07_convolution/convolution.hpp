@@ -164,6 +164,24 @@ constexpr RegisterTiling register_tiling(int radius) {
 /// Stage 05 loads r columns of halo rounded up to whole float4s, so every tile row starts 16-byte aligned.
 constexpr int register_tiled_pad(int radius) { return (radius + 3) / 4 * 4; }
 
+/// Stage 07's tiling for one filter radius: stage 05's register tiles (block_x x block_y threads of
+/// 4 x coarse_y outputs, filter rows added filter_rows at a time), a block walking down
+/// tiles_per_block output tiles of which the TMA keeps `buffers` in flight. One TMA copy moves one
+/// input tile, at most 256 x 256 elements. The fastest of those measured on an H100.
+struct TmaTiling {
+  int block_x, block_y, coarse_y, tiles_per_block, buffers, filter_rows;
+  constexpr int out_w() const { return block_x * REGISTER_TILED_COARSE_X; }
+  constexpr int out_h() const { return block_y * coarse_y; }
+};
+constexpr TmaTiling tma_tiling(int radius) {
+  return radius <= 2   ? TmaTiling{32, 8, 4, 1, 1, filter_dim(radius)}
+         : radius == 3 ? TmaTiling{32, 8, 4, 2, 2, filter_dim(radius)}
+         : radius == 4 ? TmaTiling{16, 8, 4, 2, 2, filter_dim(radius)}
+         : radius == 5 ? TmaTiling{32, 8, 4, 2, 2, filter_dim(radius)}
+         : radius == 7 ? TmaTiling{16, 8, 4, 2, 2, 4}
+                       : TmaTiling{16, 8, 8, 2, 2, 2};
+}
+
 /// Stage 06: tensor cores do the multiply-adds, as 3xTF32 products of input rows with Toeplitz
 /// matrices of the filter's rows (06_tensor_cores.cu). Below this radius it is skipped: there the
 /// DRAM floor is above the FP32 floor, so faster arithmetic has nothing to win.
@@ -237,6 +255,8 @@ double cached_halo_op_per_byte(int radius);
 /// Stage 05 in the text's model: a block loads its (OUT_W + 2 pad) x (OUT_H + 2r) input tile once and
 /// computes its OUT_W x OUT_H outputs from it.
 double register_tiled_op_per_byte(int radius);
+/// Stage 07 in the same model, on its own tile (tma_tiling).
+double tma_tiles_op_per_byte(int radius);
 
 /// The text's Fig 7.14 as a table: OP/B of the tiled kernel for input tiles 8..32 and the bound,
 /// for the filter sizes the figure shows (and more).

@@ -1,5 +1,5 @@
 /// @file filter_constant.cuh
-/// @brief What stages 02-05 share, so that no stage copies it: the filter in `__constant__` memory
+/// @brief What the stages from 02 on share, so that no stage copies it: the filter in `__constant__` memory
 /// (section 7.3) and the run-time choice among kernels compiled for each FILTER_RADIUS.
 ///
 /// The text makes FILTER_RADIUS a compile-time constant so that the filter's size is known to the

@@ -317,6 +317,32 @@ std::string explain_tensor_cores(const Observed& o) {
 }
 }  // namespace
 
+// ---- 07_tma_tiles (07_tma_tiles.cu) -------------------------------------------------------------------
+
+void convolution_2D_tma_upload_filter(const float* host_filter, int radius);
+LaunchConfig convolution_2D_tma(const Conv2dArgs& args);
+std::string tma_tiles_skip_reason(const Conv2dArgs& problem);
+
+namespace {
+CounterPrediction tma_tiles_counters(const Conv2dArgs& p) {
+  return {0, 32, 0, "float4 reads, as in stage 05: each 8 lanes read 128 contiguous bytes of a tile row",
+          constant_cache_for(p.radius),
+          "the TMA copies each input tile; its copies are not load instructions, so the counters for global "
+          "load requests see none"};
+}
+
+std::string explain_tma_tiles(const Observed& o) {
+  const TmaTiling t = tma_tiling(o.radius);
+  std::string s = "One instruction per " + std::to_string(t.out_w() + 2 * register_tiled_pad(o.radius)) + " x " +
+                  std::to_string(t.out_h() + 2 * o.radius) + " input tile instead of a load and a store per float4, " +
+                  "and no registers held for the next tile. ";
+  if (o.fp32_floor_ms > o.dram_floor_ms)
+    return s + "Bound by arithmetic here: it runs at " + fixed(100.0 * o.fp32_floor_ms / o.ms, 0) +
+           "% of the FP32 floor (" + fixed(o.fp32_floor_ms, 4) + " ms).";
+  return s + "Bound by DRAM here: it runs at " + fixed(100.0 * o.dram_floor_ms / o.ms, 0) + "% of the DRAM floor.";
+}
+}  // namespace
+
 // ---- The table ------------------------------------------------------------------------------------
 
 namespace {
@@ -352,6 +378,11 @@ const std::vector<Stage> kStages = {
      tensor_cores_op_per_byte,
      "the model on its output tile (k-steps' reach rounded to 8 columns); L2 serves the halo as in 05",
      tensor_cores_counters, explain_tensor_cores, tensor_cores_skip_reason, tensor_core_flops},
+    {"07_tma_tiles", "register tiles, TMA copies", "beyond PMPP: tiles copied by the TMA (Hopper)", true,
+     MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_tma_upload_filter, convolution_2D_tma, nullptr,
+     [](int radius, int) { return tma_tiles_op_per_byte(radius); },
+     "the model on its output tile, as in 05; L2 serves the halo, so DRAM reads each pixel once",
+     tma_tiles_counters, explain_tma_tiles, tma_tiles_skip_reason, nullptr},
 };
 }  // namespace
 

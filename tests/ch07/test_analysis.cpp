@@ -93,6 +93,29 @@ TEST_CASE("stage 05's tilings: every radius has one the kernel can run", "[analy
   CHECK(register_tiling(3).filter_rows == filter_dim(3));  // small filters: all rows unrolled together
 }
 
+TEST_CASE("stage 07's tilings: every radius has one the TMA can copy", "[analysis]") {
+  for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) {
+    INFO("r=" << r);
+    const TmaTiling t = tma_tiling(r);
+    const int in_w = t.out_w() + 2 * register_tiled_pad(r), in_h = t.out_h() + 2 * r;
+    CHECK(t.block_x % 8 == 0);
+    CHECK(t.block_x * t.block_y <= 1024);
+    CHECK(t.filter_rows >= 1);
+    CHECK(t.filter_rows <= filter_dim(r));
+    CHECK(t.buffers >= 1);
+    CHECK(t.buffers <= t.tiles_per_block);
+    // One TMA copy moves a box of at most 256 x 256 elements, its rows a multiple of 16 bytes.
+    CHECK(in_w <= 256);
+    CHECK(in_h <= 256);
+    CHECK(in_w * sizeof(float) % 16 == 0);
+    // Its buffers fit the 99 KiB of shared memory a block may have on every GPU with a TMA (9.0 on).
+    CHECK(sizeof(float) * t.buffers * in_w * in_h <= 99u * 1024);
+    // The text's model on its own tile, as for stage 05.
+    CHECK(tma_tiles_op_per_byte(r) ==
+          Approx(t.out_w() * t.out_h() * filter_dim(r) * filter_dim(r) * 2.0 / (in_w * in_h * 4.0)));
+  }
+}
+
 TEST_CASE("stage 03's tile rules", "[analysis]") {
   CHECK(tiled_in_tile_dims() == std::vector<int>{32, 16, 8});  // the text's 32 first: the default
   for (int r = 1; r <= MAX_FILTER_RADIUS; ++r) CHECK(tiled_tile_error(0, r, 8192).empty());  // 0: the text's 32
