@@ -19,16 +19,16 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <map>
 #include <stdexcept>
 #include <string>
 
 #include "ch05_matmul/async_copy.cuh"
 #include "ch05_matmul/matmul.hpp"
+#include "ch05_matmul/operand_prepass.cuh"
 #include "ch05_matmul/tf32_mma.cuh"
 #include "ch05_matmul/wgmma.cuh"
+#include "ch05_matmul/wgmma_available.cuh"
 #include "pmpp/cuda_check.hpp"
-#include "pmpp/device_buffer.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"
 
@@ -55,54 +55,18 @@ struct Padded {
 
 // ---- Pre-pass: split once ------------------------------------------------------------------------
 
-/// big, small = x split as stage 07 splits it (tf32_mma.cuh), as floats.
-__device__ __forceinline__ void split_into(float x, float* big, float* small) {
-  const Tf32Pair p = split_tf32(x);
-  *big = __uint_as_float(p.big);
-  *small = __uint_as_float(p.small);
-}
-
-/// A (rows x cols) split into big and small parts of rows_p x cols_p floats, zeros past A's edges.
-__global__ void SplitRowsKernel(const float* __restrict__ A, float* __restrict__ big, float* __restrict__ small,
-                                int rows, int cols, std::int64_t rows_p, std::int64_t cols_p) {
-  const std::int64_t total = rows_p * cols_p;
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < total;
-       i += std::int64_t{gridDim.x} * blockDim.x) {
-    const std::int64_t r = i / cols_p, c = i % cols_p;
-    split_into(r < rows && c < cols ? A[r * cols + c] : 0.0f, big + i, small + i);
+/// Writes x split as stage 07 splits it (tf32_mma.cuh) into the big and small parts' copies.
+struct SplitStore {
+  float* big;
+  float* small;
+  __device__ void operator()(std::int64_t at, float x) const {
+    const Tf32Pair p = split_tf32(x);
+    big[at] = __uint_as_float(p.big);
+    small[at] = __uint_as_float(p.small);
   }
-}
-
-/// B (K x N) transposed and split: parts of N_p x K_p floats, zeros past B's edges. Each 32 x 32 block
-/// goes through shared memory so that both the reads of B's rows and the writes of its columns coalesce.
-constexpr int TRANSPOSE_TILE = 32, TRANSPOSE_ROWS = 8;  // a block of 32 x 8 threads moves 32 x 32 floats
-__global__ void SplitTransposedKernel(const float* __restrict__ B, float* __restrict__ big, float* __restrict__ small,
-                                      int K, int N, std::int64_t K_p) {
-  __shared__ float tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];  // +1: a column's 32 floats in 32 banks
-  const std::int64_t k0 = std::int64_t{blockIdx.y} * TRANSPOSE_TILE, n0 = std::int64_t{blockIdx.x} * TRANSPOSE_TILE;
-  for (int y = threadIdx.y; y < TRANSPOSE_TILE; y += TRANSPOSE_ROWS) {
-    const std::int64_t k = k0 + y, n = n0 + threadIdx.x;
-    tile[y][threadIdx.x] = k < K && n < N ? B[k * N + n] : 0.0f;
-  }
-  __syncthreads();
-  for (int y = threadIdx.y; y < TRANSPOSE_TILE; y += TRANSPOSE_ROWS) {
-    const std::int64_t at = (n0 + y) * K_p + k0 + threadIdx.x;
-    split_into(tile[threadIdx.x][y], big + at, small + at);
-  }
-}
+};
 
 // ---- Main kernel ---------------------------------------------------------------------------------
-
-/// 1 where this module's code for the running GPU was compiled for sm_90a, so has wgmma; else 0. A build
-/// may carry plain sm_90 code or PTX beside it: which one the driver loads decides, and this kernel,
-/// compiled alongside the stage's, reports that choice.
-__global__ void HasWgmmaKernel(int* has) {
-#ifdef PMPP_HAVE_WGMMA
-  *has = 1;
-#else
-  *has = 0;
-#endif
-}
 
 //! [kernel]
 /// C = A B from the split operands: A's parts are Mp x Kp, B's parts Np x Kp (B transposed), row-major.
@@ -173,44 +137,12 @@ __global__ void __launch_bounds__(W::THREADS, 1)
     for (int i = 0; i < 64; ++i) acc[i] += step[i];
   }
 
-  // Warp w of the warpgroup holds rows 16w + g and 16w + g + 8, two neighbouring columns of each 8.
-  const int warp = tid % 128 / 32, g = tid % 32 / 4, t = tid % 4;
-#pragma unroll
-  for (int j = 0; j < 64; j += 2) {
-    const std::int64_t row = row0 + warpgroup * 64 + 16 * warp + g + 8 * (j / 2 % 2);
-    const std::int64_t col = col0 + 8 * (j / 4) + 2 * t;
-    if (row >= M || col >= N) continue;
-    float* const dst = C + row * N + col;
-    if (pairs && col + 1 < N) {
-      *reinterpret_cast<float2*>(dst) = make_float2(acc[j], acc[j + 1]);
-    } else {
-      dst[0] = acc[j];
-      if (col + 1 < N) dst[1] = acc[j + 1];
-    }
-  }
+  store_warpgroup_tile(acc, C, M, N, row0 + warpgroup * 64, col0, pairs);
 #endif
 }
 //! [kernel]
 
 // ---- Launcher ------------------------------------------------------------------------------------
-
-/// The split operands, kept between calls (one allocation per device, grown for a larger product).
-float* split_workspace(std::size_t floats) {
-  static std::map<int, DeviceBuffer<float>> held;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  DeviceBuffer<float>& buffer = held[device];
-  if (buffer.size() < floats) {
-    buffer = DeviceBuffer<float>();  // free the smaller one first
-    try {
-      buffer = DeviceBuffer<float>(floats);
-    } catch (const std::exception&) {
-      throw std::runtime_error("matmul_wgmma_3xtf32: the split operands need " +
-                               std::to_string(floats * sizeof(float) >> 20) + " MB of device memory, which is not free");
-    }
-  }
-  return buffer.data();
-}
 
 }  // namespace
 
@@ -219,47 +151,23 @@ std::size_t wgmma_3xtf32_workspace_bytes(int M, int N, int K) {
   return sizeof(float) * static_cast<std::size_t>(2 * (p.M + p.N) * p.K);
 }
 
-std::string wgmma_3xtf32_unavailable() {
-  const int major = current_device_attribute(cudaDevAttrComputeCapabilityMajor);
-  const int minor = current_device_attribute(cudaDevAttrComputeCapabilityMinor);
-  if (major != 9 || minor != 0)
-    return "needs compute capability 9.0 (Hopper's wgmma); this GPU has " + std::to_string(major) + "." +
-           std::to_string(minor);
-  static std::map<int, bool> has_wgmma;  // asked once per device: it takes a launch and a copy
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  if (has_wgmma.count(device) == 0) {
-    DeviceBuffer<int> flag(1);
-    HasWgmmaKernel<<<1, 1>>>(flag.data());
-    CUDA_CHECK_LAUNCH();
-    has_wgmma[device] = flag.to_host()[0] == 1;
-  }
-  if (!has_wgmma[device])
-    return "needs compute capability 9.0 and code compiled for sm_90a (wgmma); this build runs other code on "
-           "this GPU (build for it: CUDAARCHS=90)";
-  return "";
-}
+std::string wgmma_3xtf32_unavailable() { return wgmma_unavailable_here(); }
 
 LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& a) {
   require_valid(a, "matmul_wgmma_3xtf32");
-  if (const std::string why = wgmma_3xtf32_unavailable(); !why.empty())
-    throw std::runtime_error("matmul_wgmma_3xtf32: " + why);
-  if (static_cast<std::size_t>(current_shared_per_block_optin()) < SHARED_BYTES)
-    throw std::runtime_error("matmul_wgmma_3xtf32: needs " + std::to_string(SHARED_BYTES / 1024) +
-                             " KB of shared memory per block; this GPU allows " +
-                             std::to_string(current_shared_per_block_optin() / 1024) + " KB");
+  require_wgmma_launch("matmul_wgmma_3xtf32", SHARED_BYTES);
   const Padded p(a);
-  float* const work = split_workspace(wgmma_3xtf32_workspace_bytes(a.M, a.N, a.K) / sizeof(float));
+  float* const work = prepass_workspace(wgmma_3xtf32_workspace_bytes(a.M, a.N, a.K) / sizeof(float), "matmul_wgmma_3xtf32");
   float* const a_big = work;
   float* const a_small = a_big + p.M * p.K;
   float* const b_big = a_small + p.M * p.K;
   float* const b_small = b_big + p.N * p.K;
 
   const int split_blocks = 8 * current_device_attribute(cudaDevAttrMultiProcessorCount);
-  SplitRowsKernel<<<split_blocks, 256>>>(a.A, a_big, a_small, a.M, a.K, p.M, p.K);
+  RowsPrepassKernel<<<split_blocks, 256>>>(a.A, a.M, a.K, p.M, p.K, SplitStore{a_big, a_small});
   CUDA_CHECK_LAUNCH();
-  const dim3 transpose_grid(static_cast<unsigned>(p.N / TRANSPOSE_TILE), static_cast<unsigned>(p.K / TRANSPOSE_TILE));
-  SplitTransposedKernel<<<transpose_grid, dim3(TRANSPOSE_TILE, TRANSPOSE_ROWS)>>>(a.B, b_big, b_small, a.K, a.N, p.K);
+  TransposePrepassKernel<<<transpose_grid(p.N, p.K), TRANSPOSE_THREADS>>>(a.B, a.K, a.N, p.N, p.K,
+                                                                           SplitStore{b_big, b_small});
   CUDA_CHECK_LAUNCH();
 
   CUDA_CHECK(cudaFuncSetAttribute(WgmmaMatrixMulKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

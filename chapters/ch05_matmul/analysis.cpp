@@ -175,6 +175,15 @@ std::vector<WarpAccess> split_tf32_warp_accesses(int, int N, int K) {
   return tensor_core_warp_accesses<Split3Tiling>(N, K);
 }
 
+namespace {
+/// The wgmma stages' store of C from the accumulators: lane l holds two neighbouring columns of row l / 4.
+WarpAccess warpgroup_c_store(int N) {
+  return warp_access("C store", N % 2 == 0 ? "float2 C[(row0 + l/4)*N + col0 + 2(l%4)]"
+                                           : "C[(row0 + l/4)*N + col0 + 2(l%4) + j] (scalar)",
+                     N % 2 == 0 ? 8 : 4, [&](int l) { return std::int64_t{l / 4} * N + (l % 4) * 2; });
+}
+}  // namespace
+
 std::vector<WarpAccess> wgmma_warp_accesses(int, int N, int K) {
   // Thread c copies 16-byte chunk c % 8 of row c / 8 of a split part; the parts are padded, so every copy
   // moves 16 aligned bytes whatever N and K are. C is stored as in stages 06 and 07.
@@ -183,9 +192,20 @@ std::vector<WarpAccess> wgmma_warp_accesses(int, int N, int K) {
   return {
       warp_access("A copy", "cp.async A_big[(row0 + c/8)*Kp + k0 + 4(c%8)]", 16, chunk_of_lane),
       warp_access("B copy", "cp.async Bt_big[(col0 + c/8)*Kp + k0 + 4(c%8)]", 16, chunk_of_lane),
-      warp_access("C store", N % 2 == 0 ? "float2 C[(row0 + l/4)*N + col0 + 2(l%4)]"
-                                        : "C[(row0 + l/4)*N + col0 + 2(l%4) + j] (scalar)",
-                  N % 2 == 0 ? 8 : 4, [&](int l) { return std::int64_t{l / 4} * N + (l % 4) * 2; }),
+      warpgroup_c_store(N),
+  };
+}
+
+std::vector<WarpAccess> tma_wgmma_warp_accesses(int, int N, int) {
+  // The TMA copies the slices, so no lane of the main kernel loads A or B (nothing for the counters'
+  // sectors per load request); the lanes' own accesses are the pre-pass's
+  // (32 x 32 blocks of B through shared memory: lane l reads column n0 + l of a row of B and writes k0 + l
+  // of a row of B transposed) and the store of C, as in stage 08.
+  const auto consecutive = [](int l) { return std::int64_t{l}; };
+  return {
+      warp_access("pre-pass B read", "pre-pass B[(k0 + y)*N + n0 + l]", 4, consecutive),
+      warp_access("pre-pass Bt store", "pre-pass Bt[(n0 + y)*Kp + k0 + l]", 4, consecutive),
+      warpgroup_c_store(N),
   };
 }
 

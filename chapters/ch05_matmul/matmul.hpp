@@ -24,6 +24,7 @@
 
 #include "pmpp/check.hpp"
 #include "pmpp/launch_config.hpp"
+#include "pmpp/math.hpp"
 
 struct cublasContext;  // cuBLAS's handle type, declared so that this header needs no CUDA header
 
@@ -99,6 +100,34 @@ struct WgmmaTiling {
   static constexpr int TILE_M = 128, TILE_N = 128, TILE_K = 32;
   static constexpr int WARPGROUPS = 2, THREADS = 128 * WARPGROUPS, STAGES = 3;
 };
+
+/// Stage 09's shape (beyond the text; Hopper only): 128 x 256 tiles of C. Two warpgroups each multiply 64
+/// rows of a tile by all 256 columns with wgmma m64n256k8, and a ninth warp copies: one of its threads asks
+/// the TMA for each K slice of 32 floats of A and of B transposed (16 KB + 32 KB), into 4 buffers (192 KB).
+/// Blocks walk C in groups of GROUP_ROWS rows of tiles (tile_of_block), so that the blocks running at once
+/// share their slices of A and B in L2.
+struct TmaWgmmaTiling {
+  static constexpr int TILE_M = 128, TILE_N = 256, TILE_K = 32, STAGES = 4;
+  static constexpr int CONSUMER_WARPGROUPS = 2, CONSUMER_THREADS = 128 * CONSUMER_WARPGROUPS;
+  static constexpr int THREADS = CONSUMER_THREADS + 32;  // and the copy warp
+  static constexpr int GROUP_ROWS = 8;
+};
+
+/// Where a block's tile of C is, counted in tiles.
+struct TilePosition {
+  int row, col;
+};
+/// The tile of C that block @p block (of tile_rows x tile_cols, numbered in launch order) computes.
+/// Consecutive blocks walk down a group of @p group_rows rows of tiles, then to the group's next column:
+/// the blocks an SM-full wave holds then cover a few columns of tiles of a few rows, and read each slice
+/// of A and of B from DRAM about once, the rest from L2. Every tile is some block's, exactly once.
+PMPP_HOST_DEVICE constexpr TilePosition tile_of_block(int block, int tile_rows, int tile_cols, int group_rows) {
+  const int group = block / (group_rows * tile_cols);
+  const int first_row = group * group_rows;
+  const int rows = tile_rows - first_row < group_rows ? tile_rows - first_row : group_rows;  // the last group's
+  const int in_group = block - group * group_rows * tile_cols;
+  return {first_row + in_group % rows, in_group / rows};
+}
 
 using pmpp::Dim3;
 using pmpp::LaunchConfig;
@@ -227,6 +256,19 @@ std::string wgmma_3xtf32_unavailable();
 /// The device memory stage 08 keeps for an M x N x K product beside A, B and C: both operands split into
 /// two TF32 parts, padded to whole tiles, 2 (M + N) K floats.
 std::size_t wgmma_3xtf32_workspace_bytes(int M, int N, int K);
+/// Beyond the text (09_tma_wgmma_tf32.cu): TF32 on Hopper's warpgroup MMA, TmaWgmmaTiling's shape, its
+/// slices copied by the TMA. A pre-pass rounds B to TF32 and transposes it into a workspace the stage keeps
+/// between calls; A goes to the tensor cores as it is, which cut it to TF32 (the pre-pass rounds a copy of
+/// A instead where K % 32 != 0 or A is not 128-byte aligned: rows of A that are not whole 128-byte
+/// lines would slow every copy).
+/// @pre require_valid(args); tma_wgmma_tf32_unavailable() is empty (else std::runtime_error).
+/// @see matmul_wgmma_3xtf32 (previous), matmul_tf32 (stage 06, the same arithmetic), CublasSgemm
+LaunchConfig matmul_tma_wgmma_tf32(const MatmulArgs& args);
+/// Why stage 09 cannot run on the current GPU, in one line; "" when it can (as stage 08).
+std::string tma_wgmma_tf32_unavailable();
+/// The most device memory stage 09 keeps for an M x N x K product beside A, B and C: B transposed, and
+/// where the pre-pass copies A, A too, with rows padded to a multiple of 32 floats.
+std::size_t tma_wgmma_tf32_workspace_bytes(int M, int N, int K);
 /// Why stage 06 (07) cannot run on the current GPU, in one line; "" when it can: it needs compute
 /// capability 8.0, and code compiled for 8.0 or later (a PTX-only build for 7.5 has no tensor cores).
 std::string tf32_unavailable();
@@ -322,6 +364,11 @@ inline constexpr double SPLIT_TF32_PRODUCT_ERROR = (1.0 / 524288) * (1 + 1.0 / 1
 /// which matters only for small K, where the dropped bits can exceed a float sum's few roundings.
 double split_tf32_error_bound(int K, double magnitude);
 
+/// Stage 09's bound: A cut to TF32 by the tensor cores (relative error < 2 u_t = 2^-10), B rounded
+/// (<= u_t), so each product off by at most (3 u_t + 2 u_t^2) |a b|; the tensor cores' sums are cut
+/// toward zero (each off by < 2^-23, twice a float add's 2^-24), so the sum's part of the bound is
+/// float_error_bound of 2K + 1 terms.
+double tf32_cut_a_error_bound(int K, double magnitude);
 /// A checker's per-entry bound with what it allows in words (for the programs' check lines).
 struct ErrorBound {
   double (*of)(int K, double magnitude);  ///< |result - exact| allowed for K terms whose |a_k b_k| sum to magnitude
@@ -332,6 +379,9 @@ inline constexpr ErrorBound FP32_ROUNDING{float_error_bound,
                                           "gamma(K+1) sum_k |a_k b_k|, gamma(n) = n 2^-24 / (1 - n 2^-24)"};
 inline constexpr ErrorBound TF32_ROUNDING{
     tf32_error_bound, "operands rounded to TF32 (2^-11 each), so (2^-10 + 2^-22) sum_k |a_k b_k| more than FP32"};
+inline constexpr ErrorBound TF32_CUT_A_ROUNDING{
+    tf32_cut_a_error_bound, "A cut to TF32 (2^-10), B rounded (2^-11), sums cut toward zero, so (3 2^-11 + 2^-21) "
+                            "sum_k |a_k b_k| more than FP32, and gamma(2K+2) for the sum"};
 inline constexpr ErrorBound SPLIT_TF32_ROUNDING{
     split_tf32_error_bound, "big + small parts cut to TF32, a_small b_small dropped, so 2^-19 sum_k |a_k b_k| more than FP32"};
 
@@ -382,6 +432,7 @@ std::vector<WarpAccess> split_tf32_warp_accesses(int tile, int N, int K);
 /// Stage 08's warp: cp.async copies of 4 rows of 32 floats of a split operand (its rows Kp = K rounded
 /// up to 32 floats apart), float2 stores of C as in stage 06.
 std::vector<WarpAccess> wgmma_warp_accesses(int tile, int N, int K);
+std::vector<WarpAccess> tma_wgmma_warp_accesses(int tile, int N, int K);
 /// Stage 05: none while the copies move 16 bytes; where N or K is not a multiple of 4 each copy moves
 /// one float from an address that is not 16-byte aligned, which the counters report as conflicts of the
 /// copies: no prediction (-1).

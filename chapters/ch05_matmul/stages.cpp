@@ -89,6 +89,15 @@ const std::vector<Stage> kStages = {
      "the tensor cores read 128-byte swizzled rows; each cp.async quarter-warp writes one row's 8 chunks "
      "to 8 different 16-byte bank groups",
      no_bank_conflicts, "3xTF32", &SPLIT_TF32_ROUNDING, wgmma_3xtf32_unavailable},
+    {"09_tma_wgmma_tf32", "TF32 on wgmma, 128x256 tiles, slices copied by the TMA for a copy warp, 4 buffers",
+     "beyond PMPP: Hopper's Tensor Memory Accelerator and warp specialization, code for sm_90a", {},
+     matmul_tma_wgmma_tf32,
+     [](int) { return register_tiled_op_per_byte(TmaWgmmaTiling::TILE_M, TmaWgmmaTiling::TILE_N); },
+     tma_wgmma_warp_accesses,
+     "the TMA copies whole boxes (no thread loads), and the tensor cores read them from shared memory; the "
+     "pre-pass adds a read and a write of B",
+     "the TMA writes each slice 128-byte swizzled, the layout the tensor cores read without conflicts",
+     no_bank_conflicts, "TF32", &TF32_CUT_A_ROUNDING, tma_wgmma_tf32_unavailable},
 };
 }  // namespace
 

@@ -45,6 +45,12 @@ double tf32_error_bound(int K, double magnitude) {
   return (2 * u + u * u) * magnitude + float_error_bound(K, (1 + u) * (1 + u) * magnitude);
 }
 
+double tf32_cut_a_error_bound(int K, double magnitude) {
+  const double u = TF32_UNIT_ROUNDOFF;
+  const double product = (1 + 2 * u) * (1 + u);  // a cut, b rounded
+  return (product - 1) * magnitude + float_error_bound(2 * K + 1, product * magnitude);
+}
+
 double split_tf32_error_bound(int K, double magnitude) {
   // The three products' magnitudes add up to at most (1 + 2^-9) |a b| (the small parts are below 2^-10
   // of the values); 2^-8 leaves a margin.

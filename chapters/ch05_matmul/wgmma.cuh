@@ -1,7 +1,7 @@
 /// @file wgmma.cuh
-/// @brief The Hopper instructions of stage 08, each the plain PTX a student can look up: the warpgroup
-/// matrix multiply `wgmma.mma_async` for TF32 (m64n128k8), the shared-memory *matrix descriptor* it
-/// reads its operands through, and the fences and waits that order it.
+/// @brief The Hopper instructions of stages 08 and 09, each the plain PTX a student can look up: the
+/// warpgroup matrix multiply `wgmma.mma_async` for TF32 (m64n128k8, m64n256k8), the shared-memory
+/// *matrix descriptor* it reads its operands through, and the fences and waits that order it.
 ///
 /// A warpgroup is 4 consecutive warps (128 threads) starting at a warp index divisible by 4. One
 /// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` makes the warpgroup's 64 x 128 tile of C grow
@@ -15,8 +15,8 @@
 /// d[4j+2], d[4j+3] eight rows further down.
 ///
 /// These instructions exist only in code compiled for sm_90a ("a": this architecture's own features,
-/// which later GPUs do not promise to keep). Every other compilation of these functions traps; stage
-/// 08's launcher never starts its kernel there (wgmma_3xtf32_unavailable says why).
+/// which later GPUs do not promise to keep). Every other compilation of these functions traps; the
+/// launchers of stages 08 and 09 never start their kernels there (wgmma_unavailable says why).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -122,5 +122,58 @@ __device__ __forceinline__ void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64
 #endif
 }
 //! [wgmma]
+
+/// The same for a 64 x 256 tile of C (stage 09): B is 8 x 256, and d holds 128 floats a thread, the
+/// layout above continued over 32 blocks of 8 columns.
+__device__ __forceinline__ void wgmma_m64n256k8_tf32(float (&d)[128], std::uint64_t a, std::uint64_t b, int accumulate) {
+#ifdef PMPP_HAVE_WGMMA
+#define PMPP_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                   "+f"(d[i + 6]), "+f"(d[i + 7])
+  asm volatile(
+      "{\n"
+      ".reg .pred accumulate;\n"
+      "setp.ne.b32 accumulate, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32\n"
+      "  {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,\n"
+      "   %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,\n"
+      "   %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,\n"
+      "   %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,\n"
+      "   %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,\n"
+      "   %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,\n"
+      "   %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,\n"
+      "   %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127},\n"
+      "  %128, %129, accumulate, 1, 1;\n"
+      "}\n"
+      : PMPP_D8(0), PMPP_D8(8), PMPP_D8(16), PMPP_D8(24), PMPP_D8(32), PMPP_D8(40), PMPP_D8(48), PMPP_D8(56),
+        PMPP_D8(64), PMPP_D8(72), PMPP_D8(80), PMPP_D8(88), PMPP_D8(96), PMPP_D8(104), PMPP_D8(112), PMPP_D8(120)
+      : "l"(a), "l"(b), "r"(accumulate));
+#undef PMPP_D8
+#else
+  (void)d, (void)a, (void)b, (void)accumulate;
+  __trap();
+#endif
+}
+
+/// Store a warpgroup's accumulators (the layout above, N / 2 columns wide) to C, whose M x N_C entries are
+/// row-major: @p row0, @p col0 is where the warpgroup's tile starts. Entries past C's edges are not
+/// written; with @p pairs (every row of C 8-byte aligned) neighbouring columns go as one float2.
+template <int N>
+__device__ __forceinline__ void store_warpgroup_tile(const float (&d)[N], float* C, int M, int N_C, std::int64_t row0,
+                                                     std::int64_t col0, bool pairs) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int j = 0; j < N; j += 2) {
+    const std::int64_t row = row0 + 16 * warp + g + 8 * (j / 2 % 2);
+    const std::int64_t col = col0 + 8 * (j / 4) + 2 * t;
+    if (row >= M || col >= N_C) continue;
+    float* const dst = C + row * N_C + col;
+    if (pairs && col + 1 < N_C) {
+      *reinterpret_cast<float2*>(dst) = make_float2(d[j], d[j + 1]);
+    } else {
+      dst[0] = d[j];
+      if (col + 1 < N_C) dst[1] = d[j + 1];
+    }
+  }
+}
 
 }  // namespace pmpp::ch05

@@ -20,7 +20,6 @@
 //              wrong. 1 <= radius <= MAX_FILTER_RADIUS; the filter uploaded with
 //              convolution_2D_tma_upload_filter before the launch.
 // =================================================================================================
-#include <cuda.h>  // CUtensorMap and the driver's tensor-map types (no driver library is linked)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,6 +31,8 @@
 #include "ch07_convolution/register_tile.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/math.hpp"
+#include "pmpp/tensor_map.hpp"
+#include "pmpp/tma.cuh"
 
 namespace pmpp::ch07 {
 
@@ -42,55 +43,6 @@ namespace {
 
 /// Floats from one tile buffer to the next: the TMA writes to 128-byte aligned shared addresses.
 __host__ __device__ constexpr int tile_buffer_floats(int in_tile_w, int in_tile_h) { return (in_tile_w * in_tile_h + 31) / 32 * 32; }
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// ---- The TMA and the mbarrier: one PTX instruction each --------------------------------------------
-
-__device__ __forceinline__ unsigned shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// An mbarrier completes a phase when `arrivals` threads have arrived and every byte announced to it
-/// has been written.
-__device__ __forceinline__ void barrier_init(std::uint64_t* barrier, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)), "r"(arrivals) : "memory");
-}
-
-/// Make the initialised barriers visible to the TMA, which reaches them through another path (the
-/// "async proxy") than the threads' own loads and stores.
-__device__ __forceinline__ void barrier_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
-
-/// Arrive, announcing that `bytes` more bytes will be written in this phase.
-__device__ __forceinline__ void barrier_arrive_expecting(std::uint64_t* barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-}
-
-/// Wait until the barrier's phase with this parity (0, 1, 0, ... for its 1st, 2nd, 3rd use) is complete.
-__device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, unsigned parity) {
-  asm volatile(
-      "{\n"
-      "  .reg .pred done;\n"
-      "WAIT_%=:\n"
-      "  mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "  @!done bra WAIT_%=;\n"
-      "}\n" ::"r"(shared_address(barrier)),
-      "r"(parity)
-      : "memory");
-}
-
-/// Copy the box of the tensor map whose top-left element is (col, row) into shared memory at `tile`,
-/// row after row; the bytes count on `barrier`. Coordinates may be negative or past the edge: those
-/// elements are written as zeros.
-__device__ __forceinline__ void tma_copy_tile(float* tile, const CUtensorMap* image, int col, int row,
-                                              std::uint64_t* barrier) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::
-          "r"(shared_address(tile)),
-      "l"(reinterpret_cast<std::uint64_t>(image)), "r"(col), "r"(row), "r"(shared_address(barrier))
-      : "memory");
-}
-#endif
 
 }  // namespace
 
@@ -119,18 +71,18 @@ __global__ void __launch_bounds__(BLOCK_X* BLOCK_Y)
   // shared rows 16-byte aligned, as in stage 05) and FILTER_RADIUS rows above them.
   const auto request = [&](int t) {
     std::uint64_t* ready = &tile_ready[t % BUFFERS];
-    barrier_arrive_expecting(ready, TILE_BYTES);
-    tma_copy_tile(buffers + t % BUFFERS * BUFFER, &image, tileCol0 - HALO, firstRow + t * OUT_TILE_H - FILTER_RADIUS, ready);
+    tma::barrier_arrive_expecting(ready, TILE_BYTES);
+    tma::copy_box(buffers + t % BUFFERS * BUFFER, &image, tileCol0 - HALO, firstRow + t * OUT_TILE_H - FILTER_RADIUS, ready);
   };
   if (copier) {
-    for (int b = 0; b < BUFFERS; ++b) barrier_init(&tile_ready[b], 1);
-    barrier_init_fence();
+    for (int b = 0; b < BUFFERS; ++b) tma::barrier_init(&tile_ready[b], 1);
+    tma::barrier_init_fence();
     for (int t = 0; t < BUFFERS && t < tiles; ++t) request(t);
   }
   __syncthreads();  // no thread waits on a barrier before it is initialised
 
   for (int t = 0; t < tiles; ++t) {
-    barrier_wait(&tile_ready[t % BUFFERS], (t / BUFFERS) % 2);  // tile t is in shared memory
+    tma::barrier_wait(&tile_ready[t % BUFFERS], (t / BUFFERS) % 2);  // tile t is in shared memory
     const auto N_s = reinterpret_cast<const float(*)[IN_TILE_W]>(buffers + t % BUFFERS * BUFFER);
     float acc[COARSE_Y][COARSE_X] = {};
     add_filter<FILTER_RADIUS, HALO, FILTER_ROWS>(acc, N_s, outX, outY);
@@ -148,45 +100,13 @@ namespace {
 
 // ---- The tensor map -------------------------------------------------------------------------------
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-/// The driver's cuTensorMapEncodeTiled, found through the runtime, so that the programs need no link
-/// to the driver library (and start on machines without one).
-EncodeTiled encode_tiled() {
-  static const EncodeTiled encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-#if CUDART_VERSION >= 12050
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
-#else
-    CUDA_CHECK(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &function, cudaEnableDefault, &found));
-#endif
-    if (found != cudaDriverEntryPointSuccess || function == nullptr)
-      throw std::runtime_error("the CUDA driver has no cuTensorMapEncodeTiled (it needs CUDA 12.0 or later)");
-    return reinterpret_cast<EncodeTiled>(function);
-  }();
-  return encode;
-}
-
 //! [tensor_map]
 /// The image as the TMA reads it: a width x height tensor of floats whose rows are width * 4 bytes
 /// apart, copied in boxes of box_w x box_h (one input tile). Elements outside it read as zeros.
 CUtensorMap image_tensor_map(const float* image, int width, int height, int box_w, int box_h) {
-  CUtensorMap map{};
-  const cuuint64_t size[2] = {static_cast<cuuint64_t>(width), static_cast<cuuint64_t>(height)};  // innermost first
-  const cuuint64_t row_pitch[1] = {static_cast<cuuint64_t>(width) * sizeof(float)};  // bytes; a multiple of 16
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_w), static_cast<cuuint32_t>(box_h)};
-  const cuuint32_t step[2] = {1, 1};  // every element of the box, none skipped
-  const CUresult result =
-      encode_tiled()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(image), size, row_pitch, box, step,
-                     CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // "none": zeros, not NaN
-  if (result != CUDA_SUCCESS)
-    throw std::runtime_error("cuTensorMapEncodeTiled failed with error " + std::to_string(static_cast<int>(result)) +
-                             " for a " + std::to_string(width) + " x " + std::to_string(height) + " image");
-  return map;
+  return float_tensor_map(image, static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height),
+                          sizeof(float) * static_cast<std::uint64_t>(width), static_cast<std::uint32_t>(box_w),
+                          static_cast<std::uint32_t>(box_h), BoxLayout::rows, 128);
 }
 //! [tensor_map]
 

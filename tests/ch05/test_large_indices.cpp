@@ -29,9 +29,11 @@ namespace {
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 
 /// The device memory the runnable stages keep beside A, B and C for an M x N x K product: the largest
-/// workspace among them (stage 08's split operands, where this GPU runs stage 08).
+/// workspace among them (stage 08's split operands or stage 09's transposed B, where this GPU runs them).
 std::size_t largest_workspace_bytes(int M, int N, int K) {
-  return wgmma_3xtf32_unavailable().empty() ? wgmma_3xtf32_workspace_bytes(M, N, K) : 0;
+  const std::size_t split = wgmma_3xtf32_unavailable().empty() ? wgmma_3xtf32_workspace_bytes(M, N, K) : 0;
+  const std::size_t transposed = tma_wgmma_tf32_unavailable().empty() ? tma_wgmma_tf32_workspace_bytes(M, N, K) : 0;
+  return split > transposed ? split : transposed;
 }
 
 /// @p count rows of a device matrix with @p S columns, from row @p first, copied to the host.

@@ -1,5 +1,7 @@
 // Launchers check their preconditions on the host, before any CUDA call, so this needs no GPU.
 #include <catch2/catch_test_macros.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +41,36 @@ TEST_CASE("MAX_DIM rows fit the grid's y limit for every stage's block height", 
   CHECK((MAX_DIM + Tf32Tiling::TILE_M - 1) / Tf32Tiling::TILE_M <= 65535);
   CHECK((MAX_DIM + Split3Tiling::TILE_M - 1) / Split3Tiling::TILE_M <= 65535);
   CHECK((MAX_DIM + WgmmaTiling::TILE_M - 1) / WgmmaTiling::TILE_M <= 65535);
+  // Stage 09 numbers its blocks along x alone (tile_of_block places them), up to 2^31 - 1 of them.
+  const auto tiles = [](int size, int tile) { return (std::int64_t{size} + tile - 1) / tile; };
+  CHECK(tiles(MAX_DIM, TmaWgmmaTiling::TILE_M) * tiles(MAX_DIM, TmaWgmmaTiling::TILE_N) <= 2147483647);
+}
+
+TEST_CASE("tile_of_block gives every tile of C to exactly one block, walking groups of rows", "[preconditions]") {
+  for (int rows : {1, 2, 7, 8, 9, 17, 32})
+    for (int cols : {1, 3, 16})
+      for (int group : {1, 8}) {
+        INFO(rows << " x " << cols << " tiles, groups of " << group);
+        std::vector<int> seen(static_cast<std::size_t>(rows * cols), 0);
+        for (int b = 0; b < rows * cols; ++b) {
+          const TilePosition t = tile_of_block(b, rows, cols, group);
+          REQUIRE(t.row >= 0);
+          REQUIRE(t.row < rows);
+          REQUIRE(t.col >= 0);
+          REQUIRE(t.col < cols);
+          ++seen[static_cast<std::size_t>(t.row * cols + t.col)];
+        }
+        for (int count : seen) CHECK(count == 1);
+      }
+  // Groups of 8 rows: the first 8 blocks walk down column 0, the next 8 down column 1.
+  CHECK(tile_of_block(7, 32, 16, 8).row == 7);
+  CHECK(tile_of_block(7, 32, 16, 8).col == 0);
+  CHECK(tile_of_block(8, 32, 16, 8).row == 0);
+  CHECK(tile_of_block(8, 32, 16, 8).col == 1);
+  CHECK(tile_of_block(128, 32, 16, 8).row == 8);  // the second group starts after 8 x 16 blocks
+  // A last group of 1 row (9 = 8 + 1) walks along that row.
+  CHECK(tile_of_block(8 * 3 + 2, 9, 3, 8).row == 8);
+  CHECK(tile_of_block(8 * 3 + 2, 9, 3, 8).col == 2);
 }
 
 TEST_CASE("the asynchronous-copy stage takes K slices of 16 or 32 only", "[preconditions]") {
@@ -51,7 +83,7 @@ TEST_CASE("the asynchronous-copy stage takes K slices of 16 or 32 only", "[preco
 }
 
 TEST_CASE("the stage table lists the text's stages in order, then the tensor-core ones", "[preconditions]") {
-  REQUIRE(stages().size() == 8);
+  REQUIRE(stages().size() == 9);
   CHECK(std::string(stages()[0].id) == "01_naive");
   CHECK(std::string(stages()[1].id) == "02_tiled");
   CHECK(stages()[1].tiles == std::vector<int>{16, 32});
@@ -61,7 +93,8 @@ TEST_CASE("the stage table lists the text's stages in order, then the tensor-cor
   CHECK(find_stage("06_tf32_tensor_cores") == &stages()[5]);
   CHECK(find_stage("07_3xtf32") == &stages()[6]);
   CHECK(find_stage("08_wgmma_3xtf32") == &stages()[7]);
-  CHECK(find_stage("09_nothing") == nullptr);
+  CHECK(find_stage("09_tma_wgmma_tf32") == &stages()[8]);
+  CHECK(find_stage("10_nothing") == nullptr);
   CHECK(effective_tile(stages()[1], 0) == 16);
   CHECK(effective_tile(stages()[1], 32) == 32);
   CHECK(effective_tile(stages()[0], 32) == 0);

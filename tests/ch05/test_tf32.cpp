@@ -81,11 +81,22 @@ TEST_CASE("one TF32 product errs by up to about 2^-10 of it; the bound allows it
   CHECK(err > float_error_bound(1, exact));
 }
 
+TEST_CASE("A cut to TF32 errs by up to 2^-10 of it: stage 09's bound allows it, stage 06's does not", "[tf32]") {
+  // a = 1 + 2^-10 - 2^-23 is cut to 1 (the tensor cores' cut); b = 1 + 2^-12 rounds to 1 (the pre-pass).
+  const float a = 1.0f + std::ldexp(1.0f, -10) - std::ldexp(1.0f, -23), b = 1.0f + std::ldexp(1.0f, -12);
+  const double exact = static_cast<double>(a) * b, tf32 = static_cast<double>(tf32_cut(a)) * tf32_round(b);
+  const double err = std::fabs(tf32 - exact);
+  CHECK(err > tf32_error_bound(1, exact));
+  CHECK(err <= tf32_cut_a_error_bound(1, exact));
+}
+
 TEST_CASE("the tensor-core bounds sit where their arithmetic puts them", "[tf32]") {
   const double m = 1000.0;
   for (int K : {1, 7, 4096}) {
     INFO("K " << K);
     CHECK(tf32_error_bound(K, m) > float_error_bound(K, m) + std::ldexp(1.0, -10) * m);
+    CHECK(tf32_cut_a_error_bound(K, m) > float_error_bound(2 * K + 1, m) + 1.5 * std::ldexp(1.0, -10) * m);
+    CHECK(tf32_cut_a_error_bound(K, m) < float_error_bound(2 * K + 1, m) * 1.01 + 1.51 * std::ldexp(1.0, -10) * m);
     CHECK(split_tf32_error_bound(K, m) > float_error_bound(K, m));
     CHECK(split_tf32_error_bound(K, m) < float_error_bound(K, m) * 1.01 + 32.1 * FLOAT_UNIT_ROUNDOFF * m);
   }
@@ -93,6 +104,7 @@ TEST_CASE("the tensor-core bounds sit where their arithmetic puts them", "[tf32]
   CHECK(tf32_error_bound(4096, 0.0) == 0.0);
   CHECK(FP32_ROUNDING.of == float_error_bound);
   CHECK(TF32_ROUNDING.of == tf32_error_bound);
+  CHECK(TF32_CUT_A_ROUNDING.of == tf32_cut_a_error_bound);
   CHECK(SPLIT_TF32_ROUNDING.of == split_tf32_error_bound);
 }
 
@@ -102,7 +114,7 @@ TEST_CASE("each stage row names its arithmetic and a bound that matches it", "[t
     REQUIRE(s.error_bound != nullptr);
     const std::string arithmetic = s.arithmetic;
     if (arithmetic == "FP32") CHECK(s.error_bound == &FP32_ROUNDING);
-    else if (arithmetic == "TF32") CHECK(s.error_bound == &TF32_ROUNDING);
+    else if (arithmetic == "TF32") CHECK((s.error_bound == &TF32_ROUNDING || s.error_bound == &TF32_CUT_A_ROUNDING));
     else CHECK((arithmetic == "3xTF32" && s.error_bound == &SPLIT_TF32_ROUNDING));
     CHECK((s.unavailable == nullptr) == (arithmetic == "FP32"));  // only the tensor-core stages can be skipped
   }
