@@ -23,13 +23,14 @@ struct Shape {
 // the 32 tile; 15/16/17 around the 16 tile; 127/128/129 around stage 03's 128 x 128 tile and K slices
 // of 8 and 16; 255/257 around stage 04's 256 columns; primes; one dimension 1 with the others large;
 // N and K multiples of 4 (the float4 path of stages 03-04) with partial tiles; odd N or K (their
-// scalar path).
+// scalar path); K a multiple of 32 with partial tiles and more slices than buffers (stage 09 reads A
+// in place there, and refills its buffers).
 const std::vector<Shape> kShapes{
     {1, 1, 1},     {1, 1, 257},    {1, 1, 1000},  {31, 31, 31},   {32, 32, 32},   {33, 33, 33},
     {33, 17, 65},  {33, 65, 17},   {15, 17, 16},  {17, 15, 31},   {127, 129, 128}, {128, 128, 128},
     {129, 127, 8}, {97, 89, 83},   {131, 257, 7}, {1, 300, 5},    {300, 1, 5},    {200, 3, 513},
     {64, 132, 36}, {130, 260, 20}, {129, 131, 37}, {256, 260, 264}, {2, 1031, 3}, {1031, 2, 9},
-    {129, 255, 17}, {127, 257, 33}, {260, 516, 48}};
+    {129, 255, 17}, {127, 257, 33}, {260, 516, 48}, {131, 259, 320}};
 
 void check_every_variant(bool exact, std::uint64_t seed, std::size_t offset = 0) {
   for (const auto& v : ch05_test::runnable_variants())
