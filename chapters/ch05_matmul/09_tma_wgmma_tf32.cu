@@ -12,8 +12,8 @@
 //              warpgroup waits only for the slice it needs, with the previous slice's products still
 //              running (wgmma_wait<1>); tiles twice as wide; blocks walk C in groups of 8 tile rows.
 // Limitation:  TF32, not FP32: A cut and B rounded to 10 bits of mantissa (TF32_CUT_A_ROUNDING); Hopper
-//              only (sm_90a); the pre-pass reads B and writes it again (at 4096^3 on an H100 about an
-//              eighth of the time); the workspace takes N x K floats (and M x K more where A is copied),
+//              only (sm_90a); the pre-pass reads B and writes it again (at 4096^3 on an H100 about
+//              0.06 of the stage's 0.40 ms); the workspace takes N x K floats (and M x K more where A is copied),
 //              K rounded up to a multiple of 32.
 // Preconditions: 1 <= M, N, K <= MAX_DIM, any sizes and alignments (A is copied, rows padded, where
 //              K % 32 != 0 or A is not 128-byte aligned); compute capability 9.0 and code compiled for

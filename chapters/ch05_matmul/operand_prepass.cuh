@@ -37,7 +37,7 @@ __global__ void RowsPrepassKernel(const float* __restrict__ A, int rows, int col
 
 /// B (K x N, row-major) transposed to N_p x K_p elements (N_p >= N, K_p >= K), zeros past B's edges.
 /// Each block moves a 32 x 32 block through shared memory, so that both the reads of B's rows and the
-/// writes of its columns coalesce; the grid is transpose_grid(N_p, K_p), of TRANSPOSE_THREADS blocks.
+/// writes of its columns coalesce; launched on transpose_grid(N_p, K_p) blocks of TRANSPOSE_THREADS.
 constexpr int TRANSPOSE_TILE = 32, TRANSPOSE_ROWS = 8;  // a block of 32 x 8 threads moves 32 x 32 floats
 inline dim3 transpose_grid(std::int64_t N_p, std::int64_t K_p) {
   return dim3(static_cast<unsigned>((N_p + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE),

@@ -16,7 +16,7 @@
 ///
 /// These instructions exist only in code compiled for sm_90a ("a": this architecture's own features,
 /// which later GPUs do not promise to keep). Every other compilation of these functions traps; the
-/// launchers of stages 08 and 09 never start their kernels there (wgmma_unavailable says why).
+/// launchers of stages 08 and 09 never start their kernels there (wgmma_unavailable_here says why).
 #pragma once
 
 #include <cuda_runtime.h>
