@@ -39,7 +39,9 @@ CUtensorMapL2promotion l2_promotion(int bytes) {
     case 64: return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
     case 128: return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     case 256: return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-    default: throw std::invalid_argument("float_tensor_map: L2 promotion of 64, 128 or 256 bytes, got " + std::to_string(bytes));
+    default:
+      throw std::invalid_argument("float_tensor_map: L2 promotion of 64, 128 or 256 bytes, got " +
+                                  std::to_string(bytes));
   }
 }
 

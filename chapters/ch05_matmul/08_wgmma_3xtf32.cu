@@ -157,7 +157,8 @@ LaunchConfig matmul_wgmma_3xtf32(const MatmulArgs& a) {
   require_valid(a, "matmul_wgmma_3xtf32");
   require_wgmma_launch("matmul_wgmma_3xtf32", SHARED_BYTES);
   const Padded p(a);
-  float* const work = prepass_workspace(wgmma_3xtf32_workspace_bytes(a.M, a.N, a.K) / sizeof(float), "matmul_wgmma_3xtf32");
+  float* const work =
+      prepass_workspace(wgmma_3xtf32_workspace_bytes(a.M, a.N, a.K) / sizeof(float), "matmul_wgmma_3xtf32");
   float* const a_big = work;
   float* const a_small = a_big + p.M * p.K;
   float* const b_big = a_small + p.M * p.K;

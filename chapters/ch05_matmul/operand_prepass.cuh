@@ -75,7 +75,8 @@ inline float* prepass_workspace(std::size_t floats, const char* launcher) {
       buffer = DeviceBuffer<float>(floats);
     } catch (const std::exception&) {
       throw std::runtime_error(std::string(launcher) + ": the pre-pass's copies of A and B need " +
-                               std::to_string(floats * sizeof(float) >> 20) + " MB of device memory, which is not free");
+                               std::to_string(floats * sizeof(float) >> 20) +
+                               " MB of device memory, which is not free");
     }
   }
   return buffer.data();
