@@ -30,7 +30,7 @@
 #include "ch05_matmul/operand_prepass.cuh"
 #include "ch05_matmul/tf32_mma.cuh"
 #include "ch05_matmul/wgmma.cuh"
-#include "ch05_matmul/wgmma_available.cuh"
+#include "pmpp/wgmma_available.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"

@@ -1,7 +1,8 @@
 /// @file wgmma.cuh
 /// @brief The Hopper instructions of stages 08 and 09, each the plain PTX a student can look up: the
 /// warpgroup matrix multiply `wgmma.mma_async` for TF32 (m64n128k8, m64n256k8), the shared-memory
-/// *matrix descriptor* it reads its operands through, and the fences and waits that order it.
+/// *matrix descriptor* it reads its operands through (the fences and waits that order it are in
+/// pmpp/wgmma_sync.cuh).
 ///
 /// A warpgroup is 4 consecutive warps (128 threads) starting at a warp index divisible by 4. One
 /// `wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32` makes the warpgroup's 64 x 128 tile of C grow
@@ -23,11 +24,9 @@
 
 #include <cstdint>
 
-namespace pmpp::ch05 {
+#include "pmpp/wgmma_sync.cuh"
 
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define PMPP_HAVE_WGMMA 1
-#endif
+namespace pmpp::ch05 {
 
 //! [descriptor]
 /// The descriptor of a K-major operand tile in shared memory, stored with the 128-byte swizzle: each row
@@ -46,52 +45,6 @@ __device__ __forceinline__ std::uint64_t swizzled_tile_descriptor(std::uint32_t 
 
 /// The byte offset at which 16-byte chunk @p chunk (0..7) of row @p row of such a tile is stored.
 __host__ __device__ constexpr int swizzled_offset(int row, int chunk) { return row * 128 + ((chunk ^ (row % 8)) << 4); }
-
-/// Make the warpgroup's earlier register writes (the accumulators) visible to the wgmmas that follow.
-__device__ __forceinline__ void wgmma_fence() {
-#ifdef PMPP_HAVE_WGMMA
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-
-/// Close the wgmmas this warpgroup issued since the last commit into one group.
-__device__ __forceinline__ void wgmma_commit() {
-#ifdef PMPP_HAVE_WGMMA
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-
-/// Wait until at most PENDING of this warpgroup's committed groups are still running.
-template <int PENDING>
-__device__ __forceinline__ void wgmma_wait() {
-#ifdef PMPP_HAVE_WGMMA
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(PENDING) : "memory");
-#else
-  __trap();
-#endif
-}
-
-/// Shared memory written by ordinary stores or by cp.async is read by wgmma through the "async proxy":
-/// each writing thread orders its writes for it with this fence, before the barrier that publishes them.
-__device__ __forceinline__ void fence_for_async_proxy() {
-#ifdef PMPP_HAVE_WGMMA
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
-
-/// Tell the compiler that @p d may change behind its back until wgmma_wait returns: it must not move
-/// reads of the accumulators above the wait, nor keep copies of them across it.
-template <int N>
-__device__ __forceinline__ void wgmma_operand_fence(float (&d)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
 
 //! [wgmma]
 /// d (+)= A B for the warpgroup: A is 64 x 8 and B is 8 x 128, both described by swizzled_tile_descriptor

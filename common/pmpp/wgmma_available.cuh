@@ -1,6 +1,6 @@
 /// @file wgmma_available.cuh
 /// @brief Whether the current GPU runs this file's wgmma code: the one-line reason the wgmma stages
-/// (08, 09) give where it does not, and the check their launchers make before they launch.
+/// give where it does not, and the check their launchers make before they launch.
 ///
 /// wgmma exists only in code compiled for sm_90a, and only compute capability 9.0 runs that. A build may
 /// carry plain sm_90 code or PTX beside it; which one the driver loads decides. So each stage asks with
@@ -15,12 +15,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "ch05_matmul/wgmma.cuh"
+#include "pmpp/wgmma_sync.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_buffer.hpp"
 #include "pmpp/device_info.hpp"
 
-namespace pmpp::ch05 {
+namespace pmpp {
 namespace {
 
 /// 1 where this module's code for the running GPU was compiled for sm_90a, so has wgmma; else 0.
@@ -66,4 +66,4 @@ void require_wgmma_launch(const char* launcher, std::size_t shared_bytes) {
 }
 
 }  // namespace
-}  // namespace pmpp::ch05
+}  // namespace pmpp
