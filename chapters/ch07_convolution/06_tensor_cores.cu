@@ -193,9 +193,7 @@ __global__ void __launch_bounds__(THREADS)
 // ---- Launcher -----------------------------------------------------------------------------------
 
 std::string tensor_cores_skip_reason(const Conv2dArgs& a) {
-  if (a.radius < TENSOR_MIN_RADIUS)
-    return "it is for r >= " + std::to_string(TENSOR_MIN_RADIUS) +
-           "; below, the DRAM floor is above the FP32 floor and stage 05 is bound by DRAM";
+  if (const std::string why = tensor_radius_skip_reason(a.radius); !why.empty()) return why;
   // What matters is the code this GPU runs: a compute_75 build JIT-compiled on an H100 has no mma.
   cudaFuncAttributes attributes{};
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, convolution_2D_tensor_cores_kernel<TENSOR_MIN_RADIUS>));
@@ -240,9 +238,7 @@ LaunchConfig launch_tensor_cores(const Conv2dArgs& a) {
 
 LaunchConfig convolution_2D_tensor_cores(const Conv2dArgs& a) {
   check_filter_radius(a.radius);
-  if (a.radius < TENSOR_MIN_RADIUS)
-    throw std::invalid_argument("stage 06 takes radius " + std::to_string(TENSOR_MIN_RADIUS) + " to " +
-                                std::to_string(MAX_FILTER_RADIUS) + ", not " + std::to_string(a.radius));
+  require_tensor_radius("stage 06", a.radius);
   if (const std::string why = tensor_cores_skip_reason(a); !why.empty()) throw std::runtime_error(why);
   LaunchConfig config;
   with_filter_radius(a.radius, [&](auto r) {

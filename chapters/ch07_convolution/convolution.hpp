@@ -187,6 +187,10 @@ constexpr TmaTiling tma_tiling(int radius) {
 /// matrices of the filter's rows (06_tensor_cores.cu). Below this radius it is skipped: there the
 /// DRAM floor is above the FP32 floor, so faster arithmetic has nothing to win.
 inline constexpr int TENSOR_MIN_RADIUS = 4;
+/// Why stages 06 and 08 skip @p radius, in one line: "" from TENSOR_MIN_RADIUS on.
+std::string tensor_radius_skip_reason(int radius);
+/// Their launchers refuse radii below TENSOR_MIN_RADIUS: std::invalid_argument naming @p stage.
+void require_tensor_radius(const char* stage, int radius);
 /// The tensor-core instruction's shape, mma.sync m16n8k8 (TF32): a 16 x 8 block of outputs gains a
 /// 16 x 8 by 8 x 8 product per instruction.
 inline constexpr int MMA_M = 16, MMA_N = 8, MMA_K = 8;
@@ -221,6 +225,23 @@ std::vector<float> toeplitz_fragments(const std::vector<float>& filter, int radi
 double tensor_core_flops(int width, int height, int radius);
 /// The useful share of those: (2r + 1) taps of the 8 k-steps' columns, and one product of three.
 double tensor_core_useful_share(int radius);
+
+/// Stage 08: Hopper's wgmma multiplies one input row by the Toeplitz matrices of all 2r + 1 filter rows
+/// at once (08_packed_wgmma.cu). Its A is 64 windows of 8 outputs: 8 windows side by side (64 columns)
+/// in each of PACKED_SEGMENTS row segments, which one block walks down together.
+inline constexpr int PACKED_WINDOWS = 8, PACKED_SEGMENTS = 8;
+/// The 8-column blocks of B as stored: T_2r .. T_0, then T_2r .. T_1 again, so that any 2r + 1
+/// consecutive blocks are the filter's rows in a rotated order (packed_toeplitz_table).
+constexpr int packed_stored_blocks(int radius) { return 2 * filter_dim(radius) - 1; }
+/// Floats of stage 08's B: for each k-step, a big and a small TF32 part of 8 k x 8 n per stored block.
+constexpr int packed_table_floats(int radius) {
+  return tensor_k_steps(radius) * 2 * MMA_K * MMA_N * packed_stored_blocks(radius);
+}
+/// Stage 08's B in shared-memory order (K-major, no swizzle, in 8 x 4 core matrices of 128 bytes): k-step
+/// s, part p (0 big, 1 small), k-half c (k = 8s + 4c .. 8s + 4c + 3), stored block q, column n, k % 4 at
+/// index (((s * 2 + p) * 2 + c) * packed_stored_blocks + q) * 32 + n * 4 + k % 4. Block q is
+/// T_i with i = 2r - q mod (2r + 1).
+std::vector<float> packed_toeplitz_table(const std::vector<float>& filter, int radius);
 
 // ---- CPU reference (reference.cpp) ------------------------------------------------------------
 

@@ -303,7 +303,9 @@ CounterPrediction tensor_cores_counters(const Conv2dArgs& p) {
           "for loads (op_ld) see none"};
 }
 
-std::string explain_tensor_cores(const Observed& o) {
+/// Where a tensor-core stage stands between its own floor (its products, zeros included, at the TF32
+/// peak), the FP32 floor and the DRAM floor.
+std::string tensor_floors(const Observed& o) {
   std::string s = "Tensor floor " + fixed(o.tensor_floor_ms, 4) + " ms (" +
                   fixed(100.0 * tensor_core_useful_share(o.radius), 0) +
                   "% of its products useful: 2r+1 taps of " + std::to_string(MMA_K * tensor_k_steps(o.radius)) +
@@ -315,6 +317,8 @@ std::string explain_tensor_cores(const Observed& o) {
                                       "% of its tensor floor)."
                                 : std::string("."));
 }
+
+std::string explain_tensor_cores(const Observed& o) { return tensor_floors(o); }
 }  // namespace
 
 // ---- 07_tma_tiles (07_tma_tiles.cu) -------------------------------------------------------------------
@@ -340,6 +344,55 @@ std::string explain_tma_tiles(const Observed& o) {
     return s + "Bound by arithmetic here: it runs at " + fixed(100.0 * o.fp32_floor_ms / o.ms, 0) +
            "% of the FP32 floor (" + fixed(o.fp32_floor_ms, 4) + " ms).";
   return s + "Bound by DRAM here: it runs at " + fixed(100.0 * o.dram_floor_ms / o.ms, 0) + "% of the DRAM floor.";
+}
+}  // namespace
+
+// ---- 08_packed_wgmma (08_packed_wgmma.cu) -------------------------------------------------------------
+
+void convolution_2D_packed_wgmma_upload_filter(const float* host_filter, int radius);
+LaunchConfig convolution_2D_packed_wgmma(const Conv2dArgs& args);
+std::string packed_wgmma_skip_reason(const Conv2dArgs& problem);
+
+namespace {
+/// Rows of a segment in the model below. The launcher picks them per image (one wave of blocks): 342
+/// at 8192 x 8192 on a 132-SM GPU; the model changes little between 256 and 1000.
+constexpr int MODEL_SEGMENT_ROWS = 256;
+
+/// The text's model on one segment: 8 windows (64 columns) read 64 + 2r input columns of
+/// MODEL_SEGMENT_ROWS + 2r input rows for 64 x MODEL_SEGMENT_ROWS outputs.
+double packed_wgmma_op_per_byte(int radius, int) {
+  const double out_w = PACKED_WINDOWS * MMA_N, out_h = MODEL_SEGMENT_ROWS;
+  const double taps = static_cast<double>(filter_dim(radius)) * filter_dim(radius);
+  return out_w * out_h * taps * 2.0 / ((out_w + 2.0 * radius) * (out_h + 2.0 * radius) * 4.0);
+}
+
+CounterPrediction packed_wgmma_counters(const Conv2dArgs& p) {
+  // A row's loads: for A row m, k-step s and half h, lane (g, t) reads column 8g + 8s + t + 4h - r of
+  // its segment's row: 8 runs of 4 floats, 32 bytes apart; lanes past the window's 8 + 2r columns
+  // read nothing.
+  const int r = p.radius;
+  SectorCount count;
+  for (int col0 = 512; col0 < 512 + 8 * 64; col0 += 64)
+    for (int s = 0; s < tensor_k_steps(r); ++s)
+      for (int h = 0; h < 2; ++h) {
+        std::vector<long long> lanes;
+        for (int lane = 0; lane < 32; ++lane) {
+          const int g = lane / 4, k = MMA_K * s + lane % 4 + 4 * h;
+          if (k < MMA_N + 2 * r) lanes.push_back(pixel_byte(256, col0 + MMA_N * g + k - r, p.width));
+        }
+        count.add(lanes, 4);
+      }
+  return {count.per_request(), 32, 0,
+          "the threads only copy B in (float4 stores); the tensor cores read it through its descriptor",
+          "not used: the filter's Toeplitz blocks come from global memory into shared memory",
+          "each pixel is loaded by one lane of one warp, once per segment; the runs of 4 floats are why a "
+          "request touches 8 or more sectors, and L1 serves the next k-step's"};
+}
+
+std::string explain_packed_wgmma(const Observed& o) {
+  return "One wgmma multiplies 64 windows by all " + std::to_string(filter_dim(o.radius)) + " filter rows (N = " +
+         std::to_string(MMA_N * filter_dim(o.radius)) + "), where stage 06 issues 16 x 8 x 8 mma.syncs. " +
+         tensor_floors(o);
 }
 }  // namespace
 
@@ -383,6 +436,11 @@ const std::vector<Stage> kStages = {
      [](int radius, int) { return tma_tiles_op_per_byte(radius); },
      "the model on its output tile, as in 05; L2 serves the halo, so DRAM reads each pixel once",
      tma_tiles_counters, explain_tma_tiles, tma_tiles_skip_reason, nullptr},
+    {"08_packed_wgmma", "wgmma, all filter rows at once", "beyond PMPP: one wgmma per input row (Hopper)", true,
+     MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_packed_wgmma_upload_filter, convolution_2D_packed_wgmma, nullptr,
+     packed_wgmma_op_per_byte,
+     "the model on a 64-column segment 256 rows tall; L2 serves the halo, so DRAM reads each pixel about once",
+     packed_wgmma_counters, explain_packed_wgmma, packed_wgmma_skip_reason, tensor_core_flops},
 };
 }  // namespace
 

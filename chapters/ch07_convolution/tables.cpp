@@ -27,7 +27,8 @@ Table intensity_table(const std::vector<const Stage*>& list, const Options& o) {
       const int steps = tensor_k_steps(o.radius), d = filter_dim(o.radius);
       t.add_note(std::string(s->id) + ": " + std::to_string(d) + " filter rows x " + std::to_string(steps) +
                  " k-steps x " + std::to_string(TF32_PRODUCTS) + " products = " +
-                 std::to_string(d * steps * TF32_PRODUCTS) + " mma.sync m16n8k8 per 16 x 8 outputs; " +
+                 std::to_string(d * steps * TF32_PRODUCTS) + " products of 8 input columns by an 8 x 8 "
+                 "Toeplitz block per 8 outputs; " +
                  fixed(100.0 * tensor_core_useful_share(o.radius), 0) + "% of their multiply-adds are the "
                  "convolution's (" + std::to_string(d) + " taps of " + std::to_string(MMA_K * steps) +
                  " columns, 1 product of 3).");
@@ -129,14 +130,24 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   if (f.fma_ms > 0)
     t.add_row({"limit: FP32 floor", Cell::none(), Cell::num(f.fma_ms, 4), Cell::none(), Cell::none(),
                Cell::num(gflop_per_s(ops, f.fma_ms), 0)});
-  std::string tensor_note;
-  for (const auto& r : runs) {  // a stage on tensor cores has a floor of its own: its products at their peak
+  // A stage on tensor cores has a floor of its own: its products at their peak. Stages that issue the
+  // same products share one row.
+  std::string tensor_note, tensor_names;
+  double tensor_ops = 0;
+  for (const auto& r : runs) {
     if (!r.passed || r.stage == nullptr || r.stage->tensor_flops == nullptr || f.tf32_tflops <= 0) continue;
-    const double tensor_ops = r.stage->tensor_flops(o.width, o.height, o.radius);
+    const double stage_ops = r.stage->tensor_flops(o.width, o.height, o.radius);
+    if (stage_ops != tensor_ops && !tensor_names.empty()) {
+      t.add_note(tensor_note);
+      tensor_names.clear();
+    }
+    tensor_ops = stage_ops;
     const double ms = tensor_ops / (f.tf32_tflops * 1e9);
-    t.add_row({"limit: tensor floor", Cell::none(), Cell::num(ms, 4), Cell::none(), Cell::none(),
-               Cell::num(gflop_per_s(ops, ms), 0)});
-    tensor_note = "limit: tensor floor = " + r.name + "'s " + fixed(tensor_ops / 1e12, 2) +
+    if (tensor_names.empty())
+      t.add_row({"limit: tensor floor", Cell::none(), Cell::num(ms, 4), Cell::none(), Cell::none(),
+                 Cell::num(gflop_per_s(ops, ms), 0)});
+    tensor_names += (tensor_names.empty() ? "" : " and ") + r.name;
+    tensor_note = "limit: tensor floor = " + tensor_names + "'s " + fixed(tensor_ops / 1e12, 2) +
                   " TFLOP of TF32 products (zeros and the 3xTF32 corrections included) at the dense TF32 peak " +
                   fixed(f.tf32_tflops, 0) + " TFLOP/s = " + fixed(ms, 4) + " ms; its GFLOP/s counts the useful "
                   "FMAs only.";
@@ -201,7 +212,8 @@ std::vector<std::string> explain_times(const std::vector<Measurement>& runs, con
 // ---- The sweep ------------------------------------------------------------------------------------
 
 Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
-  std::vector<std::string> columns{"radius", "filter", "DRAM floor ms", "FP32 floor ms", "bound by"};
+  // Short headers: with a column per stage the table must still fit a page's width.
+  std::vector<std::string> columns{"radius", "filter", "DRAM floor", "FP32 floor", "bound"};
   const std::size_t swept = rows.empty() ? 0 : rows.front().runs.size();
   if (!rows.empty())
     for (const Measurement& m : rows.front().runs)  // "05 ms": the stage's number keeps the table narrow
@@ -234,10 +246,10 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
                                                   : Cell::none());
     t.add_row(cells);
   }
-  t.add_note("DRAM floor: 8 B/pixel at " + fixed(device.peak_dram_gbps, 0) +
-             " GB/s; FP32 floor: (2r+1)^2 FMAs/pixel at " +
+  t.add_note("DRAM floor, in ms: 8 B/pixel at " + fixed(device.peak_dram_gbps, 0) +
+             " GB/s; FP32 floor, in ms: (2r+1)^2 FMAs/pixel at " +
              fixed(rows.empty() ? 0.0 : rows.front().floors.fp32_tflops, 1) + " TFLOP/s (" +
-             std::to_string(device.sm_count) + " SMs at the peak clock).");
+             std::to_string(device.sm_count) + " SMs at the peak clock); bound: the higher of the two.");
   if (!rows.empty())
     for (const Measurement& m : rows.front().runs)
       t.add_note(m.name.substr(0, m.name.find('_')) + " ms: the median time of " + m.name + ".");

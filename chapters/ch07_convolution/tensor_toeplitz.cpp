@@ -1,13 +1,27 @@
-// Stage 06's host side (see convolution.hpp): the TF32 split and the filter's Toeplitz matrices in the
-// order the mma instruction's B fragments hold them, built once per filter, on the CPU, where tests
+// Stages 06 and 08's host side (see convolution.hpp): the TF32 split and the filter's Toeplitz matrices in
+// the order each stage's tensor-core instruction reads them, built once per filter, on the CPU, where tests
 // can check them without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "ch07_convolution/convolution.hpp"
 
 namespace pmpp::ch07 {
+
+std::string tensor_radius_skip_reason(int radius) {
+  if (radius >= TENSOR_MIN_RADIUS) return "";
+  return "it is for r >= " + std::to_string(TENSOR_MIN_RADIUS) +
+         "; below, the DRAM floor is above the FP32 floor and stage 05 is bound by DRAM";
+}
+
+void require_tensor_radius(const char* stage, int radius) {
+  if (radius < TENSOR_MIN_RADIUS)
+    throw std::invalid_argument(std::string(stage) + " takes radius " + std::to_string(TENSOR_MIN_RADIUS) + " to " +
+                                std::to_string(MAX_FILTER_RADIUS) + ", not " + std::to_string(radius));
+}
 
 float tf32_round(float x) {
   if (!std::isfinite(x)) return x;
@@ -42,6 +56,22 @@ std::vector<float> toeplitz_fragments(const std::vector<float>& filter, int radi
         const Tf32Split b1 = split_tf32(toeplitz_entry(filter, radius, i, MMA_K * s + t + 4, g));
         table.insert(table.end(), {b0.big, b1.big, b0.small, b1.small});
       }
+  return table;
+}
+
+std::vector<float> packed_toeplitz_table(const std::vector<float>& filter, int radius) {
+  const int ring = filter_dim(radius), blocks = packed_stored_blocks(radius);
+  std::vector<float> table(static_cast<std::size_t>(packed_table_floats(radius)));
+  for (int s = 0; s < tensor_k_steps(radius); ++s)
+    for (int c = 0; c < 2; ++c)
+      for (int q = 0; q < blocks; ++q)
+        for (int n = 0; n < MMA_N; ++n)
+          for (int e = 0; e < 4; ++e) {
+            const int i = ring - 1 - q % ring, k = MMA_K * s + 4 * c + e;
+            const Tf32Split v = split_tf32(toeplitz_entry(filter, radius, i, k, n));
+            for (int part = 0; part < 2; ++part)
+              table[((((s * 2 + part) * 2 + c) * blocks + q) * 32) + n * 4 + e] = part == 0 ? v.big : v.small;
+          }
   return table;
 }
 

@@ -68,11 +68,11 @@ void check_stage(const Stage& stage, bool exact, std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("the stage table lists the text's four stages and three beyond, in order", "[stages]") {
+TEST_CASE("the stage table lists the text's four stages and four beyond, in order", "[stages]") {
   std::vector<std::string> ids;
   for (const Stage& s : stages()) ids.push_back(s.id);
   CHECK(ids == std::vector<std::string>{"01_basic", "02_constant_memory", "03_tiled_halo", "04_cached_halo",
-                                        "05_register_tiled", "06_tensor_cores", "07_tma_tiles"});
+                                        "05_register_tiled", "06_tensor_cores", "07_tma_tiles", "08_packed_wgmma"});
   for (const Stage& s : stages()) {
     INFO(s.id);
     CHECK(s.max_radius == MAX_FILTER_RADIUS);
@@ -270,8 +270,9 @@ TEST_CASE("every stage indexes images of more than 2^31 pixels", "[gpu][stages][
 TEST_CASE("stage rows with a skip reason say why in one line, and run where they can", "[gpu][stages]") {
   PMPP_REQUIRE_GPU();
   // Stage 06 is for r >= TENSOR_MIN_RADIUS and needs compute capability 8.0; stage 07 needs 9.0 and a
-  // width that is a multiple of 4. Each skips the first problem on every GPU, and runs the second
-  // unless this GPU lacks the instructions: then it says which it needs.
+  // width that is a multiple of 4; stage 08 is for r >= TENSOR_MIN_RADIUS and needs sm_90a code. Each
+  // skips the first problem on every GPU, and runs the second unless this GPU lacks the instructions:
+  // then it says which it needs.
   struct Expected {
     const char* id;
     Conv2dArgs skipped, runs;
@@ -281,7 +282,9 @@ TEST_CASE("stage rows with a skip reason say why in one line, and run where they
       {"06_tensor_cores", {nullptr, nullptr, nullptr, 64, 64, TENSOR_MIN_RADIUS - 1, 0},
        {nullptr, nullptr, nullptr, 64, 64, TENSOR_MIN_RADIUS, 0}, "compute capability 8.0"},
       {"07_tma_tiles", {nullptr, nullptr, nullptr, 66, 64, 3, 0}, {nullptr, nullptr, nullptr, 64, 64, 3, 0},
-       "compute capability 9.0"}};
+       "compute capability 9.0"},
+      {"08_packed_wgmma", {nullptr, nullptr, nullptr, 64, 64, TENSOR_MIN_RADIUS - 1, 0},
+       {nullptr, nullptr, nullptr, 67, 45, TENSOR_MIN_RADIUS, 0}, "compute capability 9.0"}};
   std::size_t with_reason = 0, lacking = 0;
   for (const Stage& stage : stages()) with_reason += stage.skip_reason != nullptr;
   CHECK(with_reason == expected.size());  // a new row with a skip reason belongs in this list

@@ -1,6 +1,7 @@
-// Stage 06's host side: the TF32 split, the Toeplitz matrices of the filter's rows, their layout as the
-// mma instruction's B fragments, and the formulation itself, replayed on the CPU lane by lane as the
-// PTX ISA defines the m16n8k8 fragments. No GPU needed.
+// Stages 06 and 08's host side: the TF32 split, the Toeplitz matrices of the filter's rows, their layout
+// as the mma instruction's B fragments (06) and as the wgmma's shared-memory B (08), and both
+// formulations replayed on the CPU: 06 lane by lane as the PTX ISA defines the m16n8k8 fragments, 08's
+// ring of accumulators row by row. No GPU needed.
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
@@ -68,7 +69,71 @@ void replay_block(const std::vector<float>& in, const std::vector<float>& table,
     }
   }
 }
+
+/// Stage 08's B element (k, n) of stored block q, part (0 big, 1 small), read where the wgmma's
+/// descriptor finds it: core matrices of 8 n x 4 k, 128 bytes apart along N, packed_stored_blocks x 128
+/// bytes apart along K; k-step s's big part, then its small part.
+float packed_b(const std::vector<float>& table, int r, int part, int q, int k, int n) {
+  const int s = k / MMA_K, c = k % MMA_K / 4;
+  return table[((static_cast<std::size_t>(s * 2 + part) * 2 + c) * packed_stored_blocks(r) + q) * 32 + n * 4 + k % 4];
+}
+
+/// One window of 8 outputs (columns x0 .. x0 + 7) down rows 0 .. rows - 1, computed as stage 08 computes
+/// it: input row j (from row -r) times B from stored block (2r - j mod (2r + 1)) + b into ring block b,
+/// the three products summed in double; after row j, ring block (j + 1) mod (2r + 1) is output row
+/// j - 2r, and is zeroed.
+void replay_ring(const std::vector<float>& in, const std::vector<float>& table, int w, int h, int r, int x0,
+                 int rows, std::vector<double>& out) {
+  const int ring_size = filter_dim(r), window = MMA_N + 2 * r;
+  std::vector<std::vector<double>> ring(ring_size, std::vector<double>(MMA_N, 0.0));
+  for (int j = 0; j < rows + 2 * r; ++j) {
+    const int y = j - r, rotation = (ring_size - 1 - j % ring_size) % ring_size;
+    for (int k = 0; k < MMA_K * tensor_k_steps(r); ++k) {
+      const int x = x0 - r + k;
+      const float v = k < window && y >= 0 && y < h && x >= 0 && x < w ? in[std::size_t(y) * w + x] : 0.0f;
+      const Tf32Split a = split_tf32(v);
+      for (int b = 0; b < ring_size; ++b)
+        for (int n = 0; n < MMA_N; ++n) {
+          const double big = packed_b(table, r, 0, rotation + b, k, n);
+          const double small = packed_b(table, r, 1, rotation + b, k, n);
+          ring[b][n] += double{a.small} * big + double{a.big} * small + double{a.big} * big;
+        }
+    }
+    const int done = (j + 1) % ring_size, o = j - 2 * r;
+    for (int n = 0; n < MMA_N; ++n) {
+      if (o >= 0 && o < h && x0 + n < w) out[std::size_t(o) * w + x0 + n] = ring[done][n];
+      ring[done][n] = 0.0;
+    }
+  }
+}
 }  // namespace
+
+TEST_CASE("stage 08's ring of accumulators, replayed on the CPU, is the convolution", "[tensor]") {
+  // Rows enough for several turns of the ring, a width that ends inside a window.
+  for (int r = TENSOR_MIN_RADIUS; r <= MAX_FILTER_RADIUS; ++r) {
+    INFO("r = " << r);
+    const int d = filter_dim(r), w = 29, h = 3 * d + 2;
+    const auto in = pmpp::random_floats(static_cast<std::size_t>(w) * h, 40 + r);
+    const auto filter = pmpp::random_floats(static_cast<std::size_t>(d) * d, 50 + r);
+    const auto table = packed_toeplitz_table(filter, r);
+    REQUIRE(table.size() == static_cast<std::size_t>(packed_table_floats(r)));
+    // Every 2r + 1 consecutive stored blocks are the filter's rows, rotated: block q is T_(2r - q mod (2r+1)).
+    for (int q = 0; q < packed_stored_blocks(r); ++q)
+      for (int k = 0; k < MMA_K * tensor_k_steps(r); ++k)
+        for (int n = 0; n < MMA_N; ++n) {
+          const Tf32Split want = split_tf32(toeplitz_entry(filter, r, d - 1 - q % d, k, n));
+          CHECK(packed_b(table, r, 0, q, k, n) == want.big);
+          CHECK(packed_b(table, r, 1, q, k, n) == want.small);
+        }
+    std::vector<double> got(in.size(), std::nan(""));
+    for (int x0 = 0; x0 < w; x0 += MMA_N) replay_ring(in, table, w, h, r, x0, h, got);
+    const auto want = convolution_2D_reference(in, filter, w, h, r);
+    double worst = 0;
+    for (std::size_t q = 0; q < want.size(); ++q) worst = std::max(worst, std::fabs(got[q] - want[q]));
+    CHECK_FALSE(std::isnan(worst));
+    CHECK(worst < float_error_bound(filter, 1.0f) / 4);
+  }
+}
 
 TEST_CASE("tf32_round keeps 10 mantissa bits, rounding to nearest with ties away from zero", "[tensor]") {
   for (float x : pmpp::random_floats(1000, 3)) {
@@ -169,7 +234,7 @@ TEST_CASE("the formulation, replayed lane by lane, is the convolution within the
   }
 }
 
-TEST_CASE("the tensor-core stage refuses radii below its range before touching the GPU", "[tensor]") {
+TEST_CASE("the tensor-core stages refuse radii below their range before touching the GPU", "[tensor]") {
   int checked = 0;
   for (const Stage& s : stages()) {
     if (s.tensor_flops == nullptr) continue;
@@ -179,5 +244,5 @@ TEST_CASE("the tensor-core stage refuses radii below its range before touching t
     CHECK_FALSE(s.skip_reason({nullptr, nullptr, nullptr, 40, 30, TENSOR_MIN_RADIUS - 1, 0}).empty());
     ++checked;
   }
-  CHECK(checked == 1);
+  CHECK(checked == 2);  // 06 and 08
 }
