@@ -27,6 +27,7 @@
 
 #include "ch07_convolution/convolution.hpp"
 #include "ch07_convolution/filter_constant.cuh"
+#include "ch07_convolution/to_tf32.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"
@@ -72,17 +73,6 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#endif
-}
-
-/// x rounded to TF32 (ties away from zero): the same as tf32_round() on the host.
-__device__ __forceinline__ float to_tf32(float x) {
-#if __CUDA_ARCH__ >= 800
-  std::uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-#else
-  return x;
 #endif
 }
 

@@ -33,6 +33,7 @@
 #include "ch07_convolution/convolution.hpp"
 #include "ch07_convolution/filter_constant.cuh"
 #include "ch07_convolution/packed_wgmma.cuh"
+#include "ch07_convolution/to_tf32.cuh"
 #include "pmpp/cuda_check.hpp"
 #include "pmpp/device_info.hpp"
 #include "pmpp/math.hpp"
@@ -63,13 +64,6 @@ struct PackedGeometry {
   static constexpr int TILE_BYTES = 4 * MMA_K * MMA_N * BLOCKS;  // one k-step's big (or small) part of B
   static constexpr int TABLE_UNITS = packed_table_floats(R) / 4;  // float4s of the whole table
 };
-
-/// x rounded to TF32 (ties away from zero): the same as tf32_round() on the host.
-__device__ __forceinline__ float to_tf32(float x) {
-  std::uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-}
 
 //! [descriptor]
 /// B's descriptor, K-major without swizzle: its 8 x 4 core matrices (8 columns by 4 k, 128 bytes) lie

@@ -317,8 +317,6 @@ std::string tensor_floors(const Observed& o) {
                                       "% of its tensor floor)."
                                 : std::string("."));
 }
-
-std::string explain_tensor_cores(const Observed& o) { return tensor_floors(o); }
 }  // namespace
 
 // ---- 07_tma_tiles (07_tma_tiles.cu) -------------------------------------------------------------------
@@ -430,7 +428,7 @@ const std::vector<Stage> kStages = {
      MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_tensor_cores_upload_filter, convolution_2D_tensor_cores, nullptr,
      tensor_cores_op_per_byte,
      "the model on its output tile (k-steps' reach rounded to 8 columns); L2 serves the halo as in 05",
-     tensor_cores_counters, explain_tensor_cores, tensor_cores_skip_reason, tensor_core_flops},
+     tensor_cores_counters, tensor_floors, tensor_cores_skip_reason, tensor_core_flops},
     {"07_tma_tiles", "register tiles, TMA copies", "beyond PMPP: tiles copied by the TMA (Hopper)", true,
      MAX_FILTER_RADIUS, {}, nullptr, convolution_2D_tma_upload_filter, convolution_2D_tma, nullptr,
      [](int radius, int) { return tma_tiles_op_per_byte(radius); },
