@@ -15,6 +15,8 @@
 // Changed:     stage 06 issues 16 x 8 x 8 mma.syncs from one warp each and loads B's fragments for
 //              every one; here one instruction does 64 x 8(2r+1) x 8, asynchronously, while the threads
 //              load the next input row. As in 06, three products (3xTF32) keep the FP32 accuracy.
+//              The launcher cuts the image so that segments end on whole turns of the ring, and runs
+//              the short band of segments left over beside the others, on a second stream.
 // Limitation:  as in stage 06, the zeros: 2r + 1 of each window's 8 k-steps' columns meet a tap, one
 //              product of three is the big one. The threads wait for each row's products before they
 //              split the next row (wgmma reads its A registers until it completes).
@@ -210,7 +212,7 @@ struct PackedRing {
 template <int FILTER_RADIUS>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     convolution_2D_packed_wgmma_kernel(const float* __restrict__ N, float* __restrict__ P, int width, int height,
-                                       int rows, bool pairs) {
+                                       int first_row, int rows, bool pairs) {
 #ifdef PMPP_HAVE_WGMMA  // the launcher never starts it elsewhere (packed_wgmma_skip_reason)
   using Geo = PackedGeometry<FILTER_RADIUS>;
   extern __shared__ __align__(128) float4 table[];
@@ -219,7 +221,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   __syncthreads();
 
   // Row m of the thread's two A rows (16w + g + 8m) is window g of segment q = 2w + m: 8 windows of 8
-  // outputs span the block's 64 columns, 8 segments of `rows` rows its height.
+  // outputs span the block's 64 columns, 8 segments of `rows` rows its height, from image row first_row.
   PackedRing<FILTER_RADIUS> ring;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4;
   ring.t = lane % 4;
@@ -230,13 +232,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   for (int m = 0; m < 2; ++m) {
     const int segment = 2 * warp + m;
     ring.window_col[m] = static_cast<int>(blockIdx.x) * PACKED_WINDOWS * MMA_N + MMA_N * g - FILTER_RADIUS;
-    ring.segment_row[m] = (static_cast<int>(blockIdx.y) * PACKED_SEGMENTS + segment) * rows - FILTER_RADIUS;
+    ring.segment_row[m] =
+        first_row + (static_cast<int>(blockIdx.y) * PACKED_SEGMENTS + segment) * rows - FILTER_RADIUS;
   }
   ring.load_row(0);
   ring.split_row();
   ring.load_row(1);
-  // rows + 2r input rows make the segment's rows outputs; the launcher makes that whole turns of the
-  // ring, so that no branch separates the wgmmas of one turn.
+  // rows + 2r input rows make the segment's rows outputs, in whole turns of the ring, so that no branch
+  // separates the wgmmas of one turn (rows of a turn past the segment's end load and store nothing).
 #pragma unroll 1
   for (int j0 = 0; j0 < rows + 2 * FILTER_RADIUS; j0 += Geo::RING) ring.ring_turn(j0);
 #endif
@@ -260,31 +263,61 @@ void convolution_2D_packed_wgmma_upload_filter(const float* host_filter, int rad
 }
 
 namespace {
+/// The stream the full bands run on, at the highest priority, so that the SMs take all of their blocks
+/// before any of the last band's, which run on the default stream in the slots they leave free. Made
+/// once per process (the chapter's programs use one GPU); the events order it after and before the
+/// default stream's work, so that a timing there covers both launches.
+struct FullBandStream {
+  cudaStream_t stream{};
+  cudaEvent_t fork{}, join{};
+  FullBandStream() {
+    int lowest = 0, highest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, highest));
+    CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  }
+};
+
+const FullBandStream& full_band_stream() {
+  static const FullBandStream made;
+  return made;
+}
+
 template <int R>
 LaunchConfig launch_packed_wgmma(const Conv2dArgs& a) {
   constexpr std::size_t SHARED_BYTES = sizeof(float) * packed_table_floats(R);
-  constexpr int RING = filter_dim(R);
   const auto kernel = convolution_2D_packed_wgmma_kernel<R>;
   require_wgmma_launch("stage 08", SHARED_BYTES);
   CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(SHARED_BYTES)));
-  // One wave: as many blocks as the SMs hold at once, each column of 64 outputs cut into that many
-  // bands of 8 segments. Longer segments waste less on the 2r rows that only fill the ring.
+  // About one wave: as many blocks as the SMs hold at once, each strip of 64 output columns cut into
+  // bands of 8 segments (longer segments waste less on the 2r rows that only fill the ring), the last
+  // band shorter (packed_bands).
   int per_sm = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SHARED_BYTES));
-  const long long columns = ceil_div(a.width, PACKED_WINDOWS * MMA_N);
   const long long sms = current_device_attribute(cudaDevAttrMultiProcessorCount);
-  const long long slots = std::max(per_sm, 1) * sms;
-  const long long bands = std::clamp<long long>(slots / columns, 1, ceil_div(a.height, PACKED_SEGMENTS));
-  int rows = static_cast<int>(ceil_div<long long>(a.height, PACKED_SEGMENTS * bands));
-  rows = ceil_div(rows + 2 * R, RING) * RING - 2 * R;  // whole turns of the ring
+  const PackedBands plan = packed_bands(a.width, a.height, R, std::max(per_sm, 1) * sms);
   const dim3 block(THREADS);
-  const dim3 grid(static_cast<unsigned>(columns), ceil_div<unsigned>(a.height, PACKED_SEGMENTS * rows));
   // Pairs of outputs are stored as float2 where every row starts 8-byte aligned.
   const bool pairs = a.width % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.out) % 8 == 0;
-  kernel<<<grid, block, SHARED_BYTES>>>(a.in, a.out, a.width, a.height, rows, pairs);
+  const unsigned columns = static_cast<unsigned>(plan.columns);
+  //! [bands]
+  const FullBandStream* full = plan.bands > 1 ? &full_band_stream() : nullptr;
+  if (full != nullptr) {
+    CUDA_CHECK(cudaEventRecord(full->fork, nullptr));
+    CUDA_CHECK(cudaStreamWaitEvent(full->stream, full->fork));
+    const dim3 grid(columns, static_cast<unsigned>(plan.bands - 1));
+    kernel<<<grid, block, SHARED_BYTES, full->stream>>>(a.in, a.out, a.width, a.height, 0, plan.rows, pairs);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaEventRecord(full->join, full->stream));
+  }
+  const int last_band_row = (plan.bands - 1) * PACKED_SEGMENTS * plan.rows;
+  kernel<<<columns, block, SHARED_BYTES>>>(a.in, a.out, a.width, a.height, last_band_row, plan.last_rows, pairs);
   CUDA_CHECK_LAUNCH();
-  return {{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, SHARED_BYTES};
+  if (full != nullptr) CUDA_CHECK(cudaStreamWaitEvent(nullptr, full->join));
+  //! [bands]
+  return {{columns, static_cast<unsigned>(plan.bands), 1}, {block.x, block.y, block.z}, SHARED_BYTES};
 }
 }  // namespace
 

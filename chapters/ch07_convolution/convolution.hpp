@@ -242,6 +242,21 @@ constexpr int packed_table_floats(int radius) {
 /// index (((s * 2 + p) * 2 + c) * packed_stored_blocks + q) * 32 + n * 4 + k % 4. Block q is
 /// T_i with i = 2r - q mod (2r + 1).
 std::vector<float> packed_toeplitz_table(const std::vector<float>& filter, int radius);
+/// How stage 08 divides an image among its blocks (packed_bands.cpp). A block walks PACKED_SEGMENTS
+/// segments of one strip of PACKED_WINDOWS x 8 columns; `bands` rows of blocks stack down the image. A
+/// segment of every band but the last has `rows` output rows, the last band's `last_rows` (1 .. rows).
+struct PackedBands {
+  int columns = 0, bands = 0, rows = 0, last_rows = 0;
+};
+/// Row steps of a segment of @p rows output rows: rows + 2r, rounded up to whole turns of the ring.
+int packed_row_steps(int rows, int radius);
+/// The row steps the slowest of @p slots block slots (blocks an SM holds x SMs) runs, blocks dispatched
+/// in order: the full bands first, the last band's shorter blocks into the slots they leave free.
+long long packed_bands_steps(const PackedBands& plan, int radius, long long slots);
+/// Stage 08's division of a width x height image for @p slots block slots: the fewest row steps of the
+/// slowest slot, of two plans: segments cut for one wave and rounded up to whole turns of the ring, or
+/// rounded down, the rows left over going to a short last band that the free slots work through.
+PackedBands packed_bands(int width, int height, int radius, long long slots);
 
 // ---- CPU reference (reference.cpp) ------------------------------------------------------------
 

@@ -352,8 +352,8 @@ LaunchConfig convolution_2D_packed_wgmma(const Conv2dArgs& args);
 std::string packed_wgmma_skip_reason(const Conv2dArgs& problem);
 
 namespace {
-/// Rows of a segment in the model below. The launcher picks them per image (one wave of blocks): 342
-/// at 8192 x 8192 on a 132-SM GPU; the model changes little between 256 and 1000.
+/// Rows of a segment in the model below. The launcher picks them per image (packed_bands: about one
+/// wave of blocks), 331 to 358 at 8192 x 8192 on a 132-SM GPU; the model changes little from 256 to 1000.
 constexpr int MODEL_SEGMENT_ROWS = 256;
 
 /// The text's model on one segment: 8 windows (64 columns) read 64 + 2r input columns of

@@ -49,6 +49,11 @@ def run(a):
                                  f"{tail(output, 5)}"))
                 failed = True
                 continue
+            skip_line = re.search(r"^.*\bskipped\b.*$", output, re.M)
+            if skip_line and all(launches.largest_of(all_launches, p) is None for p in r["kernels"]):
+                # A stage this GPU cannot run (tensor-core stages on older GPUs) says so and is left out.
+                print(wrap_lines(f"  skipped on this GPU: {' '.join(skip_line.group(0).split())}"))
+                continue
             for pattern in r["kernels"]:
                 index = launches.largest_of(all_launches, pattern)
                 entry = None if index is None else profile_kernel(ncu_path, program, args, all_launches, index,

@@ -1,5 +1,5 @@
 """What limits a kernel, from a second set of counters (profile/metrics.json, "limiters"): pipe
-utilization, issue slots, DRAM throughput, clock, occupancy and stall reasons.
+utilization (the tensor pipe's in the verdict only, as the busy-units table has no room for it), issue slots, DRAM throughput, clock, occupancy and stall reasons.
 
 The verdict follows fixed rules (limiter_verdict), so that two recordings are judged alike. The
 recorded table is split in three that share their row numbers (verdict, busy units, stalls), so that
@@ -30,17 +30,21 @@ def top_stalls(m, n=3):
 
 def limiter_verdict(m):
     """The limiter the counters point to, in a few words. The rules, in order: DRAM at 70 % of peak or
-    more is DRAM bandwidth, unless issue slots are at 90 % or more and busier than DRAM; the FMA pipe
-    at 55 % or more, or issue slots at 80 % or more, is instruction issue (with the FMA share of what
-    issued: the rest is overhead); the load/store pipe at 60 % or more is memory instructions (shared
-    and global); under 10 us is launch latency; otherwise the largest stall reason says what the warps
-    wait for."""
+    more is DRAM bandwidth, unless issue slots are at 90 % or more and busier than DRAM; the tensor pipe
+    busy in 50 % of the cycles or more is the tensor cores (a tensor-core kernel issues few
+    instructions, so issue slots cannot show it); the FMA pipe at 55 % or more, or issue slots at 80 %
+    or more, is instruction issue (with the FMA share of what issued: the rest is overhead); the
+    load/store pipe at 60 % or more is memory instructions (shared and global); under 10 us is launch
+    latency; otherwise the largest stall reason says what the warps wait for."""
     dram, issue, fma, lsu = m.get("dram_pct"), m.get("issue_pct"), m.get("fma_pct"), m.get("lsu_pct")
+    tensor = m.get("tensor_pct")
     t_us = None if m.get("time_ns") is None else m["time_ns"] / 1e3
     # Where both are high (a filter whose DRAM and FP32 floors meet), the nearly full issue slots decide.
     issue_first = issue is not None and issue >= 90 and (dram is None or issue > dram)
     if dram is not None and dram >= 70 and not issue_first:
         return f"DRAM bandwidth ({dram:.0f} % of peak)"
+    if tensor is not None and tensor >= 50:
+        return f"tensor cores (their pipe busy {tensor:.0f} % of the cycles, issue slots {fixed(issue, 0)} %)"
     if (fma is not None and fma >= 55) or (issue is not None and issue >= 80):
         share = f", {100 * fma / issue:.0f} % of it FMA" if fma is not None and issue else ""
         return f"instruction issue ({fixed(issue, 0)} % of issue slots used{share})"
@@ -128,5 +132,6 @@ def summary(entry):
     m = entry["metrics"]
     return (f"{short_kernel(entry['kernel'])}: {_ms(m)} ms at {_ghz(m)} GHz; DRAM {fixed(m.get('dram_pct'), 1)} %, "
             f"issue {fixed(m.get('issue_pct'), 1)} %, FMA {fixed(m.get('fma_pct'), 1)} %, LSU "
-            f"{fixed(m.get('lsu_pct'), 1)} %, shared {fixed(m.get('shared_pct'), 1)} %, occupancy "
+            f"{fixed(m.get('lsu_pct'), 1)} %, shared {fixed(m.get('shared_pct'), 1)} %, tensor "
+            f"{fixed(m.get('tensor_pct'), 1)} %, occupancy "
             f"{fixed(m.get('warps_pct'), 1)} %; stalls: {_stalls(m)} -> {limiter_verdict(m)}")

@@ -4,6 +4,7 @@
 // ring of accumulators row by row. No GPU needed.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -133,6 +134,55 @@ TEST_CASE("stage 08's ring of accumulators, replayed on the CPU, is the convolut
     CHECK_FALSE(std::isnan(worst));
     CHECK(worst < float_error_bound(filter, 1.0f) / 4);
   }
+}
+
+TEST_CASE("stage 08's bands give every image row to exactly one segment, in whole turns of the ring", "[tensor]") {
+  for (int r = TENSOR_MIN_RADIUS; r <= MAX_FILTER_RADIUS; ++r)
+    for (const int height : {1, 7, 97, 1000, 8192, 8193, 100003})
+      for (const int width : {1, 64, 65, 8192})
+        for (const long long slots : {1LL, 2LL, 396LL, 528LL, 1000LL}) {
+          INFO("r = " << r << ", " << width << " x " << height << ", " << slots << " slots");
+          const PackedBands plan = packed_bands(width, height, r, slots);
+          CHECK(plan.columns == (width + 63) / 64);
+          REQUIRE(plan.bands >= 1);
+          REQUIRE(plan.last_rows >= 1);
+          CHECK(plan.last_rows <= plan.rows);
+          CHECK((plan.rows + 2 * r) % filter_dim(r) == 0);  // the full bands end on a whole turn
+          // The kernel's rows: band b, segment q starts at b x 8 x rows + q x (its band's rows).
+          std::vector<int> owners(height, 0);
+          for (int b = 0; b < plan.bands; ++b) {
+            const int rows = b + 1 == plan.bands ? plan.last_rows : plan.rows;
+            for (int q = 0; q < PACKED_SEGMENTS; ++q)
+              for (int o = 0; o < rows; ++o) {
+                const long long y = static_cast<long long>(b) * PACKED_SEGMENTS * plan.rows + q * rows + o;
+                if (y < height) ++owners[y];
+              }
+          }
+          CHECK(std::count(owners.begin(), owners.end(), 1) == height);
+        }
+}
+
+TEST_CASE("stage 08's bands at 8192 x 8192: a short last band saves a turn where it fits the free slots", "[tensor]") {
+  const long long slots = 3 * 132;  // three blocks on each of an H100's or H200's 132 SMs
+  // r = 8: one wave needs 342 rows a segment, 374 row steps in whole turns of 17. Instead: 341 rows
+  // (357 steps, 21 turns) in 3 bands, and a band of 1-row segments for the 8 rows left, whose 128 blocks
+  // of one turn the 12 slots the full bands leave free work through in time.
+  const PackedBands r8 = packed_bands(8192, 8192, 8, slots);
+  CHECK(r8.rows == 341);
+  CHECK(r8.bands == 4);
+  CHECK(r8.last_rows == 1);
+  CHECK(packed_bands_steps(r8, 8, slots) == 357);
+  // r = 4: 342 rows round up to 351 steps (39 turns of 9) and stay in one wave; rounding down would
+  // leave 128 short blocks of 36 steps, more than 12 free slots finish meanwhile.
+  const PackedBands r4 = packed_bands(8192, 8192, 4, slots);
+  CHECK(r4.rows == 343);
+  CHECK(r4.bands == 3);
+  CHECK(packed_bands_steps(r4, 4, slots) == 351);
+  // The model: one band of blocks takes one turn's worth of waves; short blocks beyond the free slots
+  // take a wave of their own.
+  CHECK(packed_bands_steps({2, 1, 1, 1}, 8, 1) == 2 * 17);
+  // 4 full blocks of 18 steps in 5 slots: the free one finishes 2 short blocks of 9, the other 2 wait.
+  CHECK(packed_bands_steps({4, 2, 10, 1}, 4, 5) == 18 + 9);
 }
 
 TEST_CASE("tf32_round keeps 10 mantissa bits, rounding to nearest with ties away from zero", "[tensor]") {

@@ -152,6 +152,15 @@ class Limiters(unittest.TestCase):
         self.assertEqual(len(recorded["kernels"]), sum(len(r["kernels"]) for r in runs))
         self.assertEqual((out_dir / "limiters.md").read_text(), recording.markdown(recorded))
 
+    def test_a_stage_this_gpu_cannot_run_is_left_out_not_failed(self):
+        runs = programs.spec()["limiters"]["runs"]
+        build = support.FakeBuild(*sorted({r["program"] for r in runs}), ncu=True)
+        self.addCleanup(build.remove)
+        status, out, err = build.run("--limiters", FAKE_SKIP="1", FAKE_KERNELS="")
+        self.assertEqual(status, 0, out + err)
+        self.assertEqual(out.count("skipped on this GPU: 08_packed_wgmma skipped: it needs code compiled for"),
+                         len(runs))
+
 
 if __name__ == "__main__":
     unittest.main()
