@@ -118,6 +118,25 @@ class Recorded(unittest.TestCase):
                     self.assertLessEqual(max(len(w) for w in words), limiters.LONGEST_WORD + 3)
 
 
+class LimiterVerdict(unittest.TestCase):
+    """The fixed rules of limiter_verdict, one case each, in the order they are tried."""
+
+    def test_each_rule(self):
+        verdict = limiters.limiter_verdict
+        busy = {"time_ns": 500e3, "issue_pct": 40.0, "fma_pct": 10.0, "lsu_pct": 10.0, "tensor_pct": 10.0,
+                "dram_pct": 20.0, "stall_long_scoreboard": 2.0}
+        self.assertTrue(verdict({**busy, "dram_pct": 85.0}).startswith("DRAM bandwidth (85 %"))
+        # Issue slots nearly full and busier than DRAM decide where both are high.
+        self.assertTrue(verdict({**busy, "dram_pct": 85.0, "issue_pct": 95.0}).startswith("instruction issue"))
+        self.assertTrue(verdict({**busy, "tensor_pct": 64.0}).startswith("tensor cores (their pipe busy 64 %"))
+        self.assertTrue(verdict({**busy, "fma_pct": 60.0}).startswith("instruction issue"))
+        self.assertTrue(verdict({**busy, "lsu_pct": 70.0}).startswith("load/store pipe"))
+        self.assertTrue(verdict({**busy, "time_ns": 4e3}).startswith("launch latency"))
+        self.assertTrue(verdict(busy).startswith("latency: waiting for global memory"))
+        # Recordings made before the tensor pipe was counted are judged as before.
+        self.assertEqual(verdict({k: v for k, v in busy.items() if k != "tensor_pct"}), verdict(busy))
+
+
 class KernelNames(unittest.TestCase):
     def test_short_names(self):
         self.assertEqual(limiters.short_kernel("void WarpTiledMatrixMulKernel<WarpTiling, 1>(const float *)"),
