@@ -1,5 +1,6 @@
 """What limits a kernel, from a second set of counters (profile/metrics.json, "limiters"): pipe
-utilization (the tensor pipe's in the verdict only, as the busy-units table has no room for it), issue slots, DRAM throughput, clock, occupancy and stall reasons.
+utilization (the tensor pipe's in the verdict only: the busy-units table has no room for it), issue
+slots, DRAM throughput, clock, occupancy and stall reasons.
 
 The verdict follows fixed rules (limiter_verdict), so that two recordings are judged alike. The
 recorded table is split in three that share their row numbers (verdict, busy units, stalls), so that

@@ -178,8 +178,8 @@ TEST_CASE("stage 08's bands at 8192 x 8192: a short last band saves a turn where
   CHECK(r4.rows == 343);
   CHECK(r4.bands == 3);
   CHECK(packed_bands_steps(r4, 4, slots) == 351);
-  // The model: one band of blocks takes one turn's worth of waves; short blocks beyond the free slots
-  // take a wave of their own.
+  // The model: a single band of 2 one-turn blocks in 1 slot runs in two waves; short blocks the free
+  // slots cannot finish in time take a wave of their own.
   CHECK(packed_bands_steps({2, 1, 1, 1}, 8, 1) == 2 * 17);
   // 4 full blocks of 18 steps in 5 slots: the free one finishes 2 short blocks of 9, the other 2 wait.
   CHECK(packed_bands_steps({4, 2, 10, 1}, 4, 5) == 18 + 9);
