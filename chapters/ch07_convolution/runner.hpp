@@ -73,6 +73,9 @@ class Problem {
   LaunchConfig time(const Stage& stage, KernelTimer& timer, Timing& timing);
   /// Time any other launch.
   Timing time(const Launch& launch, KernelTimer& timer);
+  /// Time a cudaMemcpy of the input image into the output, device to device: each pixel read once and
+  /// written once, the compulsory traffic at what this GPU's DRAM delivers in practice.
+  Timing time_copy_once(KernelTimer& timer);
 
  private:
   struct Device;
@@ -124,8 +127,10 @@ Table profile_table(const std::vector<const Stage*>& list, const Options& option
 Table launch_table(const std::vector<Measurement>& runs);
 /// Time, compulsory GB/s, % of the DRAM floor, GFLOP/s and speed-ups against the first row and each
 /// library that passed; then the floors as rows of their own (time, GB/s and GFLOP/s only): DRAM, FP32
-/// and, for each stage that ran on tensor cores, its tensor-core floor.
-Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device);
+/// and, for each stage that ran on tensor cores, its tensor-core floor. With @p copy_once
+/// (Problem::time_copy_once) a measured limit too, "limit: copy once", with its GB/s and % of floor.
+Table results_table(const std::vector<Measurement>& runs, const Options& options, const DeviceInfo& device,
+                    const Timing* copy_once = nullptr);
 /// From the times in @p runs, why each stage is as fast as it is (Stage::explain), one line each,
 /// after a heading line.
 std::vector<std::string> explain_times(const std::vector<Measurement>& runs, const Options& options,
@@ -140,8 +145,9 @@ struct SweepRow {
 };
 /// The sweep as a table: one row per radius, the two floors, each stage's time, the best stage's time
 /// as a share of the higher floor (with a column naming the best when there are several), and each
-/// library's time with the best stage's speed-up over it.
-Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device);
+/// library's time with the best stage's speed-up over it. With @p copy_once (the image's copy, the same at
+/// every radius) a note gives its time and its share of the DRAM floor.
+Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device, const Timing* copy_once = nullptr);
 
 // ---- The program (runner.cpp) ------------------------------------------------------------------
 

@@ -12,6 +12,10 @@ namespace {
 std::string dims(Dim3 d) { return std::to_string(d.x) + "x" + std::to_string(d.y); }
 Cell tile_cell(int tile) { return tile ? Cell::num(tile, 0) : Cell::none(); }
 Cell text_or_none(const std::string& text) { return text.empty() ? Cell::none() : Cell{text}; }
+const char* const kCopyOnceNote =
+    "limit: copy once = a cudaMemcpy of the input image into the output, device to device, timed the same way: "
+    "the DRAM floor's 8 B/pixel at what this GPU's DRAM delivers in practice (measured). A stage that must read "
+    "and write every pixel does well to match it.";
 }  // namespace
 
 // ---- The text's analysis --------------------------------------------------------------------------
@@ -93,7 +97,8 @@ Table launch_table(const std::vector<Measurement>& runs) {
   return t;
 }
 
-Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device) {
+Table results_table(const std::vector<Measurement>& runs, const Options& o, const DeviceInfo& device,
+                    const Timing* copy_once) {
   std::vector<const Measurement*> libraries;  // each library that passed gets a "vs" column
   for (const auto& r : runs)
     if (r.stage == nullptr && r.passed) libraries.push_back(&r);
@@ -127,6 +132,13 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   // the peak rate it comes from; no other cell would describe anything measured.
   if (f.dram_ms > 0)
     t.add_row({"limit: DRAM floor", Cell::none(), Cell::num(f.dram_ms, 4), Cell::num(gb_per_s(bytes, f.dram_ms), 0)});
+  // The floor assumes the data sheet's bandwidth, which no kernel gets; the copy shows what a pass over
+  // the same bytes gets, so that a DRAM-bound stage can be judged against both.
+  const bool copied = copy_once != nullptr && copy_once->median_ms > 0;
+  if (copied)
+    t.add_row({"limit: copy once", Cell::none(), Cell::num(copy_once->median_ms, 4),
+               Cell::num(gb_per_s(bytes, copy_once->median_ms), 0),
+               f.dram_ms > 0 ? Cell::num(100.0 * f.dram_ms / copy_once->median_ms, 1) : Cell::none()});
   if (f.fma_ms > 0)
     t.add_row({"limit: FP32 floor", Cell::none(), Cell::num(f.fma_ms, 4), Cell::none(), Cell::none(),
                Cell::num(gflop_per_s(ops, f.fma_ms), 0)});
@@ -154,6 +166,7 @@ Table results_table(const std::vector<Measurement>& runs, const Options& o, cons
   }
   t.add_note("limit: DRAM floor = the compulsory 8 B/pixel (each pixel read once, written once) at peak DRAM " +
              fixed(device.peak_dram_gbps, 0) + " GB/s = " + fixed(f.dram_ms, 4) + " ms.");
+  if (copied) t.add_note(kCopyOnceNote);
   if (f.fma_ms > 0)
     t.add_note("limit: FP32 floor = " + std::to_string(filter_dim(o.radius) * filter_dim(o.radius)) +
                " FMAs/pixel at " + fixed(f.fp32_tflops, 1) + " TFLOP/s (" + std::to_string(device.sm_count) +
@@ -211,7 +224,7 @@ std::vector<std::string> explain_times(const std::vector<Measurement>& runs, con
 
 // ---- The sweep ------------------------------------------------------------------------------------
 
-Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
+Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device, const Timing* copy_once) {
   // Short headers, and the DRAM floor (the same at every radius) in a note: with a column per stage the
   // table must still fit a page's width.
   std::vector<std::string> columns{"radius", "filter", "FP32 floor", "bound"};
@@ -251,6 +264,12 @@ Table sweep_table(const std::vector<SweepRow>& rows, const DeviceInfo& device) {
              std::to_string(device.sm_count) + " SMs at the peak clock). DRAM floor: " +
              fixed(rows.empty() ? 0.0 : rows.front().floors.dram_ms, 4) + " ms at every radius (8 B/pixel at " +
              fixed(device.peak_dram_gbps, 0) + " GB/s). bound: the higher of the two.");
+  if (copy_once != nullptr && copy_once->median_ms > 0 && !rows.empty() && rows.front().floors.dram_ms > 0)
+    t.add_note("copy once: a cudaMemcpy of the image, device to device, timed the same way, took " +
+               fixed(copy_once->median_ms, 4) + " ms, " +
+               fixed(100.0 * rows.front().floors.dram_ms / copy_once->median_ms, 1) +
+               "% of the DRAM floor: what this GPU's DRAM delivers in practice. Where DRAM is the bound, "
+               "compare the best stage's '% of floor' with it.");
   if (!rows.empty())
     for (const Measurement& m : rows.front().runs)
       t.add_note(m.name.substr(0, m.name.find('_')) + " ms: the median time of " + m.name + ".");

@@ -178,6 +178,28 @@ TEST_CASE("results fit 100 columns and limit rows show only what a limit has", "
     }
   }
   CHECK(limits == 2);
+
+  // The measured copy: a limit row with its GB/s and its share of the DRAM floor, and a note saying what it is.
+  pmpp::Timing copy;
+  copy.median_ms = 0.2;  // 8192 x 8192 x 8 B in 0.2 ms: 2684 GB/s; the H100's DRAM floor is 0.1602 ms
+  const pmpp::Table with_copy = results_table(runs, o, h100(), &copy);
+  CHECK(widest_line(with_copy) <= 100);
+  const std::vector<pmpp::Cell>* copy_row = nullptr;
+  for (const auto& row : with_copy.rows())
+    if (row[0].text == "limit: copy once") copy_row = &row;
+  REQUIRE(copy_row != nullptr);
+  for (std::size_t c = 1; c < columns.size(); ++c) {
+    INFO(columns[c]);
+    CHECK((columns[c] == "median ms" || columns[c] == "GB/s" || columns[c] == "% of floor") ==
+          ((*copy_row)[c].text != "-"));
+  }
+  CHECK((*copy_row)[2].text == "0.2000");
+  CHECK((*copy_row)[3].text == "2684");
+  CHECK((*copy_row)[4].text == "80.1");
+  std::ostringstream printed;
+  with_copy.print(printed);
+  CHECK(printed.str().find("limit: copy once = a cudaMemcpy") != std::string::npos);
+  CHECK(results.rows().size() + 1 == with_copy.rows().size());
   CHECK(widest_line(intensity_table(every_stage(), o)) <= 100);
   CHECK(widest_line(fig_7_14_table()) <= 100);
 
@@ -226,10 +248,13 @@ TEST_CASE("the sweep table fits 100 columns", "[programs]") {
     }
     rows.push_back(row);
   }
-  const pmpp::Table table = sweep_table(rows, h100());
+  pmpp::Timing copy;
+  copy.median_ms = 0.2;
+  const pmpp::Table table = sweep_table(rows, h100(), &copy);
   CHECK(widest_line(table) <= 100);
   std::ostringstream printed;
   table.print(printed);
+  CHECK(printed.str().find("took 0.2000 ms") != std::string::npos);  // the copy, in a note
   CHECK(printed.str().find("vs NPP") != std::string::npos);  // each library's time and the best stage's speed-up
   CHECK(printed.str().find("7.50") != std::string::npos);     // r = 1: NPP 1.5 ms / the best stage's 0.2 ms
 }
