@@ -44,7 +44,7 @@ def parse_args(argv):
                    help="only print the recorded reference tables (with --stage: only those stages')")
     p.add_argument("--limiters", action="store_true",
                    help="profile the stages beyond the text (and their libraries) at the reference sizes in "
-                        "profile/metrics.json and name what limits each")
+                        "profile/metrics.json and name what limits each (with --stage: only that program's runs)")
     p.add_argument("--rerender", default=None, metavar="JSON",
                    help="no GPU: rebuild the tables of a recorded profile.json or limiters.json from its "
                         "counters with the current rows and rules")
@@ -62,6 +62,8 @@ def parse_args(argv):
         p.error("--reread-predictions goes with --rerender")
     if a.all and a.stage:
         p.error("--all and --stage exclude each other")
+    if a.limiters and (a.all or a.args is not None):
+        p.error("--limiters runs its own list with its own arguments; narrow it with --stage")
     return a
 
 

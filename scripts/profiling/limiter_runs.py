@@ -3,6 +3,7 @@ against, at the reference sizes (profile/metrics.json, "limiters": the runs, the
 regular expressions, the metric set), and name what limits each."""
 import re
 import tempfile
+from pathlib import Path
 
 from . import launches, limiters, metric_set, ncu, programs, recording
 from .errors import EXIT_FAILED, EXIT_OK, CannotMeasure, UsageError
@@ -24,9 +25,23 @@ def profile_kernel(ncu_path, program, args, all_launches, index, metrics, workdi
             "metrics": metrics.read(profiled), "metric_names": metrics.chosen()}
 
 
+def chosen_runs(runs, stages):
+    """The runs of the programs named in @p stages (paths or names), or all of @p runs when none is named."""
+    if not stages:
+        return runs
+    wanted = {Path(s).name for s in stages}
+    listed = sorted({r["program"] for r in runs})
+    unknown = sorted(wanted - set(listed))
+    if unknown:
+        raise UsageError(f"--limiters has no run of {', '.join(unknown)}; it profiles {', '.join(listed)} "
+                         "(profile/metrics.json, \"limiters\")")
+    return [r for r in runs if r["program"] in wanted]
+
+
 def run(a):
-    """scripts/profile --limiters: returns the exit status."""
+    """scripts/profile --limiters [--stage PROGRAM ...]: returns the exit status."""
     spec = programs.spec()["limiters"]
+    runs = chosen_runs(spec["runs"], a.stage)
     folder = programs.bin_dir(a.build_dir)
     ncu_path = ncu.find(a.ncu)
     if ncu_path is None:
@@ -35,7 +50,7 @@ def run(a):
     result = {"device": "unknown GPU", "ncu": ncu.version(ncu_path), "date": recording.today(), "kernels": []}
     failed = False
     with tempfile.TemporaryDirectory(prefix="pmpp-limiters-") as workdir:
-        for r in spec["runs"]:
+        for r in runs:
             program = folder / r["program"]
             if not program.is_file():
                 raise UsageError(f"no program {r['program']} in {folder}: build it first")

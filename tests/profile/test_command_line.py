@@ -152,6 +152,30 @@ class Limiters(unittest.TestCase):
         self.assertEqual(len(recorded["kernels"]), sum(len(r["kernels"]) for r in runs))
         self.assertEqual((out_dir / "limiters.md").read_text(), recording.markdown(recorded))
 
+    def test_stage_narrows_the_runs_to_that_program(self):
+        runs = programs.spec()["limiters"]["runs"]
+        chosen = [r for r in runs if r["program"] == "ch07_08_packed_wgmma"]
+        self.assertGreater(len(chosen), 1)  # the test means something only if some runs are left out
+        build = support.FakeBuild(*sorted({r["program"] for r in runs}), ncu=True)
+        self.addCleanup(build.remove)
+        out_dir = build.dir / "out"
+        status, out, err = build.run("--limiters", "--stage", "ch07_08_packed_wgmma", "--out", str(out_dir),
+                                     FAKE_KERNELS="convolution_2D_packed_wgmma_kernel<5>")
+        self.assertEqual(status, 0, out + err)
+        self.assertEqual(re.findall(r"^== (\S+)", out, re.M), ["ch07_08_packed_wgmma"] * len(chosen))
+        recorded = json.loads((out_dir / "limiters.json").read_text())
+        self.assertEqual(len(recorded["kernels"]), len(chosen))
+
+    def test_a_program_without_limiter_runs_is_refused(self):
+        build = support.FakeBuild("ch07_01_basic", ncu=True)
+        self.addCleanup(build.remove)
+        status, _, err = build.run("--limiters", "--stage", "ch07_01_basic")
+        self.assertEqual(status, 2)
+        self.assertIn("--limiters has no run of ch07_01_basic", err)
+        status, _, err = build.run("--limiters", "--all")
+        self.assertEqual(status, 2)
+        self.assertIn("narrow it with --stage", err)
+
     def test_a_stage_this_gpu_cannot_run_is_left_out_not_failed(self):
         runs = programs.spec()["limiters"]["runs"]
         build = support.FakeBuild(*sorted({r["program"] for r in runs}), ncu=True)
