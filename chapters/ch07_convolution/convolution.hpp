@@ -206,7 +206,7 @@ inline constexpr int TENSOR_WARPS_X = 2, TENSOR_WARPS_Y = 2, TENSOR_TILES_M = 2,
 constexpr int tensor_k_steps(int radius) { return (MMA_N + 2 * radius + MMA_K - 1) / MMA_K; }
 
 /// A float as a TF32 number (10 mantissa bits): rounded to nearest, ties away from zero, the low 13
-/// bits cleared, as the device's cvt.rna.tf32.f32 does. Infinities and NaN pass unchanged.
+/// bits cleared, as cvt.rna.tf32.f32 and the stages' to_tf32 do. Infinities and NaN pass unchanged.
 float tf32_round(float x);
 /// x = big + small + (an error below 2^-22 |x|), both parts TF32: the split 3xTF32 multiplies with.
 struct Tf32Split {
