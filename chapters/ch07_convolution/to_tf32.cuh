@@ -11,7 +11,7 @@ namespace pmpp::ch07 {
 /// x rounded to TF32 (10 mantissa bits, ties away from zero), as cvt.rna.tf32.f32 rounds it: half of the
 /// dropped 2^13 added to the magnitude, the low 13 bits cleared (a carry into the exponent is the right
 /// answer). Two integer instructions, where cvt.rna.tf32.f32 compiles to four on Hopper (one of them a
-/// test for infinity and NaN), and a thread of stage 08 rounds 24 values a row. Infinities stay infinities; a
+/// test for infinity and NaN); stage 08 rounds up to 24 values a thread per row. Infinities stay infinities; a
 /// NaN whose payload lies in the low 13 bits alone would become one, but the stages take finite inputs.
 __device__ __forceinline__ float to_tf32(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xFFFFE000u);
