@@ -16,7 +16,9 @@
 //              every one; here one instruction does 64 x 8(2r+1) x 8, asynchronously, while the threads
 //              load the next input row. As in 06, three products (3xTF32) keep the FP32 accuracy.
 //              The launcher cuts the image so that segments end on whole turns of the ring, and runs
-//              the short band of segments left over beside the others, on a second stream.
+//              the short band of segments left over beside the others, on a second stream. Blocks away
+//              from the image's left and right edges test no columns and step their addresses a row at a
+//              time: half the instructions per row of the edge blocks.
 // Limitation:  as in stage 06, the zeros: 2r + 1 of each window's 8 k-steps' columns meet a tap, one
 //              product of three is the big one. The threads wait for each row's products before they
 //              split the next row (wgmma reads its A registers until it completes).
@@ -81,7 +83,14 @@ __device__ __forceinline__ std::uint64_t table_descriptor(std::uint32_t shared_a
 
 /// One thread's part of a warpgroup walking down its 8 row segments: the A registers of the current
 /// input row, the next row's pixels in flight, and its share of the ring of accumulators.
-template <int R>
+///
+/// INSIDE: every column the block reads and writes lies inside the image, and its outputs are stored as
+/// float2 pairs (the blocks of every strip but the first and the last, for an even width). Each row's
+/// addresses are then one pointer step a segment, its pixels constant offsets from it, and no column is
+/// tested: about half the instructions a row. The edge blocks test every pixel's column and compute each
+/// row's addresses afresh. Both ways at once (the pointers and the tests) made ptxas spill registers, and
+/// the edge blocks, whose time the wave waits for, slower.
+template <int R, bool INSIDE>
 struct PackedRing {
   using Geo = PackedGeometry<R>;
   static constexpr int STEPS = Geo::STEPS, RING = Geo::RING, HALF_A = Geo::HALF_A, HALF_B = Geo::HALF_B;
@@ -89,12 +98,18 @@ struct PackedRing {
   float ring_a[4 * HALF_A] = {}, ring_b[4 * HALF_B] = {};  // block b's 4 floats at ring_x[4b ..]
   std::uint32_t a_big[STEPS][4], a_small[STEPS][4];        // A fragments: rows g, g + 8; columns t, t + 4
   float next[2][STEPS][2];                                 // the next row's pixels for them
-  int window_col[2], segment_row[2];  // first input column of the thread's two windows; their row 0
-  int t, width, height, rows;         // rows: output rows per segment
+  int column, segment_row[2];  // the thread's first input column (t into its windows); each segment's row 0
+  int t, width, height, rows;      // rows: output rows per segment
   bool pairs;
   std::uint64_t table;
   const float* in;
   float* out;
+  // INSIDE only: the thread's first pixel in the next input row to load and its first output in the next
+  // output row to store, each one row further on after every load and store (they point outside the
+  // image while its rows are: nothing is read or written there), and the rows that exist.
+  const float* in_row[2];
+  float* out_row[2];
+  int load_end[2], store_end[2];  // image rows y < load_end are read; outputs o < store_end are stored
 
   __device__ __forceinline__ float& ring(int b, int e) {
     return b < HALF_A ? ring_a[4 * b + e] : ring_b[4 * (b - HALF_A) + e];
@@ -102,6 +117,28 @@ struct PackedRing {
 
   /// Start loading input row j of the segments (row j - r relative to their first output row).
   __device__ __forceinline__ void load_row(int j) {
+    if constexpr (INSIDE)
+      load_row_inside(j);
+    else
+      load_row_at_edge(j);
+  }
+
+  __device__ __forceinline__ void load_row_inside(int j) {
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      // Image row y = segment_row + j exists while 0 <= y < load_end (a negative y, as unsigned, does not).
+      const bool row_inside = static_cast<unsigned>(segment_row[m] + j) < static_cast<unsigned>(load_end[m]);
+      // All 8 x STEPS columns of the window are loaded: past its 8 + 2r they meet only zeros of B (finite
+      // inputs: zero products).
+#pragma unroll
+      for (int s = 0; s < STEPS; ++s)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) next[m][s][h] = row_inside ? __ldg(in_row[m] + MMA_K * s + 4 * h) : 0.0f;
+      in_row[m] += width;
+    }
+  }
+
+  __device__ __forceinline__ void load_row_at_edge(int j) {
     // A window reads 8 + 2r columns; past them its k-steps' columns meet only zeros of B. The bound is
     // computed from rows (always 0 >> 30 = 0) so that the compiler cannot fold a constant zero into a
     // wgmma operand, which costs registers.
@@ -115,8 +152,8 @@ struct PackedRing {
       for (int s = 0; s < STEPS; ++s)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int k = MMA_K * s + t + 4 * h, x = window_col[m] + k;
-          next[m][s][h] = row_inside && k < window && x >= 0 && x < width ? __ldg(row + x) : 0.0f;
+          const int k = MMA_K * s + 4 * h, x = column + k;  // the pixel's column: window column t + k
+          next[m][s][h] = row_inside && t + k < window && x >= 0 && x < width ? __ldg(row + x) : 0.0f;
         }
     }
   }
@@ -179,10 +216,31 @@ struct PackedRing {
   /// Store output row o of each segment from ring block B (2 outputs a window a thread), then zero it.
   template <int B>
   __device__ __forceinline__ void store_and_clear(int o) {
+    if constexpr (INSIDE)
+      store_inside<B>(o);
+    else
+      store_at_edge<B>(o);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) ring(B, e) = 0.0f;
+  }
+
+  template <int B>
+  __device__ __forceinline__ void store_inside(int o) {
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      // o < 0 (the ring still filling) is, as unsigned, past store_end too.
+      if (static_cast<unsigned>(o) < static_cast<unsigned>(store_end[m]))
+        *reinterpret_cast<float2*>(out_row[m]) = make_float2(ring(B, 2 * m), ring(B, 2 * m + 1));
+      out_row[m] += width;
+    }
+  }
+
+  template <int B>
+  __device__ __forceinline__ void store_at_edge(int o) {
     if (o >= 0 && o < rows) {
 #pragma unroll
       for (int m = 0; m < 2; ++m) {
-        const int y = segment_row[m] + R + o, x = window_col[m] + R + 2 * t;
+        const int y = segment_row[m] + R + o, x = column + R + t;  // the first of the thread's 2 outputs
         if (y >= height || x >= width) continue;
         float* dst = out + static_cast<long long>(y) * width + x;
         const float v0 = ring(B, 2 * m), v1 = ring(B, 2 * m + 1);
@@ -194,8 +252,6 @@ struct PackedRing {
         }
       }
     }
-#pragma unroll
-    for (int e = 0; e < 4; ++e) ring(B, e) = 0.0f;
   }
 
   /// One turn of the ring: 2r + 1 rows from row j0, a multiple of 2r + 1.
@@ -204,7 +260,48 @@ struct PackedRing {
     row_step<U>(j0 + U);
     if constexpr (U + 1 < RING) ring_turn<U + 1>(j0);
   }
+
+  //! [walk]
+  /// The whole walk: rows + 2r input rows make the segments' rows outputs, in whole turns of the ring, so
+  /// that no branch separates the wgmmas of one turn (rows of a turn past the segment's end load and store
+  /// nothing).
+  __device__ __forceinline__ void walk() {
+    load_row(0);
+    split_row();
+    load_row(1);
+#pragma unroll 1
+    for (int j0 = 0; j0 < rows + 2 * R; j0 += RING) ring_turn(j0);
+  }
+  //! [walk]
 };
+
+/// This block's walk: row m of the thread's two A rows (16w + g + 8m) is window g of segment q = 2w + m:
+/// 8 windows of 8 outputs span the block's 64 columns, 8 segments of `rows` rows its height, from image
+/// row first_row.
+template <int R, bool INSIDE>
+__device__ __forceinline__ void walk_block(const float* in, float* out, int width, int height, int first_row,
+                                           int rows, bool pairs, std::uint64_t table) {
+  PackedRing<R, INSIDE> ring;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4;
+  ring.t = lane % 4;
+  ring.width = width, ring.height = height, ring.rows = rows, ring.pairs = pairs;
+  ring.in = in, ring.out = out, ring.table = table;
+  ring.column = static_cast<int>(blockIdx.x) * PACKED_WINDOWS * MMA_N + MMA_N * g - R + ring.t;
+#pragma unroll
+  for (int m = 0; m < 2; ++m) {
+    const int segment = 2 * warp + m;
+    const int row = first_row + (static_cast<int>(blockIdx.y) * PACKED_SEGMENTS + segment) * rows - R;
+    ring.segment_row[m] = row;
+    if constexpr (INSIDE) {
+      ring.load_end[m] = min(height, row + rows + 2 * R);
+      ring.store_end[m] = max(0, min(rows, height - (row + R)));
+      // The first load is input row 0; the first store, in the same row step, output row -2r.
+      ring.in_row[m] = in + static_cast<long long>(row) * width + ring.column;
+      ring.out_row[m] = out + static_cast<long long>(row - R) * width + ring.column + R + ring.t;
+    }
+  }
+  ring.walk();
+}
 
 #endif  // PMPP_HAVE_WGMMA
 
@@ -220,28 +317,16 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   fence_for_async_proxy();  // ordinary stores, read by wgmma
   __syncthreads();
 
-  // Row m of the thread's two A rows (16w + g + 8m) is window g of segment q = 2w + m: 8 windows of 8
-  // outputs span the block's 64 columns, 8 segments of `rows` rows its height, from image row first_row.
-  PackedRing<FILTER_RADIUS> ring;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4;
-  ring.t = lane % 4;
-  ring.width = width, ring.height = height, ring.rows = rows, ring.pairs = pairs;
-  ring.in = N, ring.out = P;
-  ring.table = table_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(table)), Geo::BLOCKS);
-#pragma unroll
-  for (int m = 0; m < 2; ++m) {
-    const int segment = 2 * warp + m;
-    ring.window_col[m] = static_cast<int>(blockIdx.x) * PACKED_WINDOWS * MMA_N + MMA_N * g - FILTER_RADIUS;
-    ring.segment_row[m] =
-        first_row + (static_cast<int>(blockIdx.y) * PACKED_SEGMENTS + segment) * rows - FILTER_RADIUS;
-  }
-  ring.load_row(0);
-  ring.split_row();
-  ring.load_row(1);
-  // rows + 2r input rows make the segment's rows outputs, in whole turns of the ring, so that no branch
-  // separates the wgmmas of one turn (rows of a turn past the segment's end load and store nothing).
-#pragma unroll 1
-  for (int j0 = 0; j0 < rows + 2 * FILTER_RADIUS; j0 += Geo::RING) ring.ring_turn(j0);
+  const std::uint64_t descriptor =
+      table_descriptor(static_cast<std::uint32_t>(__cvta_generic_to_shared(table)), Geo::BLOCKS);
+  // The block reads columns x0 - r to x0 + 56 - r + 8 STEPS - 1 (its last window's k-steps).
+  const int x0 = static_cast<int>(blockIdx.x) * PACKED_WINDOWS * MMA_N;
+  const bool inside = pairs && x0 >= FILTER_RADIUS &&
+                      x0 + (PACKED_WINDOWS - 1) * MMA_N - FILTER_RADIUS + MMA_K * Geo::STEPS <= width;
+  if (inside)
+    walk_block<FILTER_RADIUS, true>(N, P, width, height, first_row, rows, pairs, descriptor);
+  else
+    walk_block<FILTER_RADIUS, false>(N, P, width, height, first_row, rows, pairs, descriptor);
 #endif
 }
 //! [kernel]
