@@ -25,6 +25,7 @@
 #include "pmpp/check.hpp"
 #include "pmpp/launch_config.hpp"
 #include "pmpp/math.hpp"
+#include "pmpp/tf32.hpp"
 
 struct cublasContext;  // cuBLAS's handle type, declared so that this header needs no CUDA header
 
@@ -343,7 +344,7 @@ CheckResult check_against(const std::vector<float>& C, const Reference& referenc
 inline constexpr double TF32_UNIT_ROUNDOFF = 1.0 / 2048;
 /// @p x rounded to the nearest TF32 value, ties away from zero (what cvt.rna.tf32.f32 does), as a float
 /// whose low 13 mantissa bits are zero. Infinities and NaN pass through.
-float tf32_round(float x);
+using pmpp::tf32_round;
 /// @p x cut to TF32, toward zero (stage 07's split): the 13 mantissa bits TF32 does not keep cleared.
 float tf32_cut(float x);
 /// x = big + small + rest: big = tf32_cut(x), small = tf32_cut(x - big), as stage 07 splits on the GPU;

@@ -1,6 +1,5 @@
-// TF32 on the CPU: the rounding cvt.rna.tf32.f32 does (stage 06), the cut and the split of stage 07,
-// and the error bounds the checker gives the tensor-core stages.
-#include <cmath>
+// TF32 on the CPU: the cut and the split of stage 07, and the error bounds the checker gives the
+// tensor-core stages (the rounding cvt.rna.tf32.f32 does, stage 06's, is tf32_round in pmpp/tf32.hpp).
 #include <cstdint>
 #include <cstring>
 
@@ -22,16 +21,6 @@ float from_bits(std::uint32_t bits) {
   return x;
 }
 }  // namespace
-
-//! [tf32_round]
-float tf32_round(float x) {
-  if (!std::isfinite(x)) return x;
-  // Add half of the last kept place (bit 13) to the magnitude, then drop the 13 bits TF32 does not keep:
-  // round to nearest, ties away from zero. A carry into the exponent is the right answer (it rounds up
-  // to the next power of two, or to infinity past the largest float).
-  return from_bits((bits_of(x) + (1u << 12)) & ~kDroppedBits);
-}
-//! [tf32_round]
 
 float tf32_cut(float x) { return from_bits(bits_of(x) & ~kDroppedBits); }  // toward zero: only loses bits
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "pmpp/launch_config.hpp"
+#include "pmpp/tf32.hpp"
 
 namespace pmpp::ch07 {
 
@@ -207,7 +208,7 @@ constexpr int tensor_k_steps(int radius) { return (MMA_N + 2 * radius + MMA_K - 
 
 /// A float as a TF32 number (10 mantissa bits): rounded to nearest, ties away from zero, the low 13
 /// bits cleared, as cvt.rna.tf32.f32 and the stages' to_tf32 do. Infinities and NaN pass unchanged.
-float tf32_round(float x);
+using pmpp::tf32_round;
 /// x = big + small + (an error below 2^-22 |x|), both parts TF32: the split 3xTF32 multiplies with.
 struct Tf32Split {
   float big, small;

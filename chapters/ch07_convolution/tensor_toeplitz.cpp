@@ -1,9 +1,7 @@
 // Stages 06 and 08's host side (see convolution.hpp): the TF32 split and the filter's Toeplitz matrices in
 // the order each stage's tensor-core instruction reads them, built once per filter, on the CPU, where tests
 // can check them without a GPU.
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -21,17 +19,6 @@ void require_tensor_radius(const char* stage, int radius) {
   if (radius < TENSOR_MIN_RADIUS)
     throw std::invalid_argument(std::string(stage) + " takes radius " + std::to_string(TENSOR_MIN_RADIUS) + " to " +
                                 std::to_string(MAX_FILTER_RADIUS) + ", not " + std::to_string(radius));
-}
-
-float tf32_round(float x) {
-  if (!std::isfinite(x)) return x;
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  // The sign is a bit of its own, so adding half of the dropped 2^13 to the magnitude and clearing the
-  // low 13 bits rounds to nearest with ties away from zero; a carry into the exponent is the right answer.
-  bits = (bits + 0x1000u) & 0xFFFFE000u;
-  std::memcpy(&x, &bits, sizeof bits);
-  return x;
 }
 
 Tf32Split split_tf32(float x) {

@@ -1,10 +1,9 @@
-// What the tensor-core stages do to their operands, emulated on the CPU: TF32 rounding, the big + small
-// split of stage 07, and the error bounds the checker gives them.
+// What the tensor-core stages do to their operands, emulated on the CPU: the big + small split of stage 07
+// and the error bounds the checker gives them (TF32 rounding itself: tests/common/test_tf32.cpp).
 #include <catch2/catch_test_macros.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <string>
 
 #include "ch05_matmul/matmul.hpp"
@@ -16,24 +15,6 @@ using namespace pmpp::ch05;
 namespace {
 using pmpp_test::bits_of;
 }  // namespace
-
-TEST_CASE("TF32 rounding keeps 10 mantissa bits, to nearest, ties away from zero", "[tf32]") {
-  CHECK(tf32_round(1.0f) == 1.0f);
-  CHECK(tf32_round(3.0f) == 3.0f);  // small integers are exact: the exact stage tests rely on it
-  CHECK(tf32_round(-4.0f) == -4.0f);
-  const float ulp = std::ldexp(1.0f, -10);                                      // TF32's step above 1
-  CHECK(tf32_round(1.0f + std::ldexp(1.0f, -11)) == 1.0f + ulp);                // a tie: away from zero
-  CHECK(tf32_round(-(1.0f + std::ldexp(1.0f, -11))) == -(1.0f + ulp));
-  CHECK(tf32_round(1.0f + std::ldexp(1.0f, -11) - std::ldexp(1.0f, -23)) == 1.0f);  // just below the tie
-  CHECK(tf32_round(2.0f - std::ldexp(1.0f, -23)) == 2.0f);  // the carry reaches the exponent
-  CHECK(std::isinf(tf32_round(std::numeric_limits<float>::infinity())));
-  CHECK(std::isnan(tf32_round(std::numeric_limits<float>::quiet_NaN())));
-  for (float x : pmpp::random_floats(10000, 3)) {
-    const float r = tf32_round(x);
-    CHECK((bits_of(r) & 0x1FFFu) == 0);  // the 13 dropped bits are zero
-    CHECK(std::fabs(static_cast<double>(r) - x) <= TF32_UNIT_ROUNDOFF * std::fabs(x));
-  }
-}
 
 TEST_CASE("tf32_cut clears the 13 bits TF32 drops, toward zero", "[tf32]") {
   CHECK(tf32_cut(3.0f) == 3.0f);  // small integers are TF32 already

@@ -1,0 +1,36 @@
+/// @file tf32.hpp
+/// @brief A float rounded to TF32, the tensor cores' format (a float's sign and exponent, 10 of its 23
+/// mantissa bits), the same way on the CPU and the GPU: chapter 7's tensor-core stages round with it on
+/// the GPU, and the CPU checkers of chapters 5 and 7 emulate the GPUs' rounding with it.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "pmpp/math.hpp"
+
+namespace pmpp {
+
+//! [tf32_round]
+/// The bits of a finite float rounded to TF32: to nearest, ties away from zero, as cvt.rna.tf32.f32
+/// rounds. The sign is a bit of its own, so adding half of the last kept place (bit 13) to the bits
+/// rounds the magnitude, and clearing the 13 bits TF32 does not keep finishes it. A carry into the
+/// exponent is the right answer: up to the next power of two, or to infinity past the largest float.
+PMPP_HOST_DEVICE constexpr std::uint32_t tf32_round_bits(std::uint32_t bits) {
+  return (bits + (1u << 12)) & ~((1u << 13) - 1);
+}
+
+/// @p x rounded to TF32 on the CPU. Infinities and NaN pass unchanged (tf32_round_bits would turn a NaN
+/// whose payload lies in the low 13 bits alone into an infinity).
+inline float tf32_round(float x) {
+  if (!std::isfinite(x)) return x;
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = tf32_round_bits(bits);
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+//! [tf32_round]
+
+}  // namespace pmpp
