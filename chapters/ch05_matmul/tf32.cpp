@@ -8,8 +8,6 @@
 namespace pmpp::ch05 {
 
 namespace {
-constexpr std::uint32_t kDroppedBits = (1u << 13) - 1;  // the 13 mantissa bits TF32 does not keep
-
 std::uint32_t bits_of(float x) {
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
@@ -22,7 +20,7 @@ float from_bits(std::uint32_t bits) {
 }
 }  // namespace
 
-float tf32_cut(float x) { return from_bits(bits_of(x) & ~kDroppedBits); }  // toward zero: only loses bits
+float tf32_cut(float x) { return from_bits(bits_of(x) & ~TF32_DROPPED_BITS); }  // toward zero: only loses bits
 
 Tf32Split tf32_split(float x) {
   const float big = tf32_cut(x);

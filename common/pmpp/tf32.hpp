@@ -13,12 +13,14 @@
 namespace pmpp {
 
 //! [tf32_round]
+inline constexpr std::uint32_t TF32_DROPPED_BITS = (1u << 13) - 1;  // the 13 mantissa bits TF32 does not keep
+
 /// The bits of a finite float rounded to TF32: to nearest, ties away from zero, as cvt.rna.tf32.f32
 /// rounds. The sign is a bit of its own, so adding half of the last kept place (bit 13) to the bits
 /// rounds the magnitude, and clearing the 13 bits TF32 does not keep finishes it. A carry into the
 /// exponent is the right answer: up to the next power of two, or to infinity past the largest float.
 PMPP_HOST_DEVICE constexpr std::uint32_t tf32_round_bits(std::uint32_t bits) {
-  return (bits + (1u << 12)) & ~((1u << 13) - 1);
+  return (bits + (1u << 12)) & ~TF32_DROPPED_BITS;
 }
 
 /// @p x rounded to TF32 on the CPU. Infinities and NaN pass unchanged (tf32_round_bits would turn a NaN
