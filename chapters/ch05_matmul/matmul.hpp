@@ -346,7 +346,7 @@ inline constexpr double TF32_UNIT_ROUNDOFF = 1.0 / 2048;
 /// whose low 13 mantissa bits are zero. Infinities and NaN pass through.
 using pmpp::tf32_round;
 /// @p x cut to TF32, toward zero (stage 07's split): the 13 mantissa bits TF32 does not keep cleared.
-float tf32_cut(float x);
+using pmpp::tf32_cut;
 /// x = big + small + rest: big = tf32_cut(x), small = tf32_cut(x - big), as stage 07 splits on the GPU;
 /// |small| < 2^-10 |x|, |rest| < 2^-21 |x|.
 struct Tf32Split {

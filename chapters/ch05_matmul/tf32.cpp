@@ -1,26 +1,9 @@
-// TF32 on the CPU: the cut and the split of stage 07, and the error bounds the checker gives the
-// tensor-core stages (the rounding cvt.rna.tf32.f32 does, stage 06's, is tf32_round in pmpp/tf32.hpp).
-#include <cstdint>
-#include <cstring>
-
+// TF32 on the CPU: the split of stage 07, and the error bounds the checker gives the tensor-core stages
+// (the cut and the rounding cvt.rna.tf32.f32 does, stage 06's, are tf32_cut and tf32_round in
+// pmpp/tf32.hpp).
 #include "ch05_matmul/matmul.hpp"
 
 namespace pmpp::ch05 {
-
-namespace {
-std::uint32_t bits_of(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits;
-}
-float from_bits(std::uint32_t bits) {
-  float x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
-}
-}  // namespace
-
-float tf32_cut(float x) { return from_bits(bits_of(x) & ~TF32_DROPPED_BITS); }  // toward zero: only loses bits
 
 Tf32Split tf32_split(float x) {
   const float big = tf32_cut(x);

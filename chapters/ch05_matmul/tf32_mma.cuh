@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "pmpp/tf32.hpp"
+
 namespace pmpp::ch05 {
 
 /// @p x rounded to the nearest TF32 value (ties away from zero), as the bits the mma reads: the 13
@@ -39,7 +41,7 @@ __device__ __forceinline__ std::uint32_t to_tf32(float x) {
 //! [split]
 /// @p x cut to TF32: the 13 mantissa bits TF32 does not keep cleared, which moves x toward zero by less
 /// than one TF32 step (2^-10 of x). One integer instruction.
-__device__ __forceinline__ std::uint32_t cut_to_tf32(float x) { return __float_as_uint(x) & 0xFFFFE000u; }
+__device__ __forceinline__ std::uint32_t cut_to_tf32(float x) { return tf32_cut_bits(__float_as_uint(x)); }
 
 /// x = big + small + rest: big is x cut to TF32, small is what big missed (x - big, exact in float:
 /// those 13 bits), itself cut to TF32; |small| < 2^-10 |x| and |rest| < 2^-21 |x|. Cutting instead of

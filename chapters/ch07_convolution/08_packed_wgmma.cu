@@ -158,7 +158,7 @@ struct PackedRing {
     }
   }
 
-  /// The loaded row as A's fragments, each pixel split into a big and a small TF32 part.
+  /// The loaded row as A's fragments, each pixel split into a big and a small TF32 part (cut_to_tf32).
   __device__ __forceinline__ void split_row() {
 #pragma unroll
     for (int s = 0; s < STEPS; ++s)
@@ -166,9 +166,9 @@ struct PackedRing {
       for (int h = 0; h < 2; ++h)
 #pragma unroll
         for (int m = 0; m < 2; ++m) {
-          const float v = next[m][s][h], big = to_tf32(v);
+          const float v = next[m][s][h], big = cut_to_tf32(v);
           a_big[s][2 * h + m] = __float_as_uint(big);
-          a_small[s][2 * h + m] = __float_as_uint(to_tf32(v - big));
+          a_small[s][2 * h + m] = __float_as_uint(v - big);  // the tensor cores cut it
         }
   }
 

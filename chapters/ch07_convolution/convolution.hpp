@@ -209,7 +209,8 @@ constexpr int tensor_k_steps(int radius) { return (MMA_N + 2 * radius + MMA_K - 
 /// A float as a TF32 number (10 mantissa bits): rounded to nearest, ties away from zero, the low 13
 /// bits cleared, as cvt.rna.tf32.f32 and the stages' to_tf32 do. Infinities and NaN pass unchanged.
 using pmpp::tf32_round;
-/// x = big + small + (an error below 2^-22 |x|), both parts TF32: the split 3xTF32 multiplies with.
+/// x = big + small + (an error below 2^-22 |x|), both parts rounded to TF32: the split 3xTF32 multiplies
+/// with, for B in both stages and for A in stage 06 (stage 08 cuts A: pmpp::tf32_cut, to_tf32.cuh).
 struct Tf32Split {
   float big, small;
 };

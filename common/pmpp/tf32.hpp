@@ -1,7 +1,7 @@
 /// @file tf32.hpp
-/// @brief A float rounded to TF32, the tensor cores' format (a float's sign and exponent, 10 of its 23
-/// mantissa bits), the same way on the CPU and the GPU: chapter 7's tensor-core stages round with it on
-/// the GPU, and the CPU checkers of chapters 5 and 7 emulate the GPUs' rounding with it.
+/// @brief A float rounded or cut to TF32, the tensor cores' format (a float's sign and exponent, 10 of its
+/// 23 mantissa bits), the same way on the CPU and the GPU: the tensor-core stages of chapters 5 and 7 use
+/// these bit operations on the GPU, and their CPU checkers emulate the GPUs' arithmetic with them.
 #pragma once
 
 #include <cmath>
@@ -34,5 +34,19 @@ inline float tf32_round(float x) {
   return x;
 }
 //! [tf32_round]
+
+/// The bits of a float cut to TF32, toward zero: the 13 bits TF32 does not keep cleared. It moves the
+/// value by less than one TF32 step (2^-10 of it), and is what the tensor cores do to an operand whose
+/// low bits are not zero: they read its top 19 bits only.
+PMPP_HOST_DEVICE constexpr std::uint32_t tf32_cut_bits(std::uint32_t bits) { return bits & ~TF32_DROPPED_BITS; }
+
+/// @p x cut to TF32 on the CPU (infinities stay infinities: their low bits are zero).
+inline float tf32_cut(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = tf32_cut_bits(bits);
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
 
 }  // namespace pmpp

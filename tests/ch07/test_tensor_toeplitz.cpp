@@ -81,7 +81,8 @@ float packed_b(const std::vector<float>& table, int r, int part, int q, int k, i
 /// One window of 8 outputs (columns x0 .. x0 + 7) down rows 0 .. rows - 1, computed as stage 08 computes
 /// it: input row j (from row -r) times B from stored block (2r - j mod (2r + 1)) + b into ring block b,
 /// the three products summed in double; after row j, ring block (j + 1) mod (2r + 1) is output row
-/// j - 2r, and is zeroed.
+/// j - 2r, and is zeroed. A is split as the stage splits it: big cut to TF32, small = v - big, which the
+/// tensor cores cut.
 void replay_ring(const std::vector<float>& in, const std::vector<float>& table, int w, int h, int r, int x0,
                  int rows, std::vector<double>& out) {
   const int ring_size = filter_dim(r), window = MMA_N + 2 * r;
@@ -91,12 +92,12 @@ void replay_ring(const std::vector<float>& in, const std::vector<float>& table, 
     for (int k = 0; k < MMA_K * tensor_k_steps(r); ++k) {
       const int x = x0 - r + k;
       const float v = k < window && y >= 0 && y < h && x >= 0 && x < w ? in[std::size_t(y) * w + x] : 0.0f;
-      const Tf32Split a = split_tf32(v);
+      const float a_big = pmpp::tf32_cut(v), a_small = pmpp::tf32_cut(v - a_big);
       for (int b = 0; b < ring_size; ++b)
         for (int n = 0; n < MMA_N; ++n) {
           const double big = packed_b(table, r, 0, rotation + b, k, n);
           const double small = packed_b(table, r, 1, rotation + b, k, n);
-          ring[b][n] += double{a.small} * big + double{a.big} * small + double{a.big} * big;
+          ring[b][n] += double{a_small} * big + double{a_big} * small + double{a_big} * big;
         }
     }
     const int done = (j + 1) % ring_size, o = j - 2 * r;
