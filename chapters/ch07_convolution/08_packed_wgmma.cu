@@ -18,7 +18,8 @@
 //              The launcher cuts the image so that segments end on whole turns of the ring, and runs
 //              the short band of segments left over beside the others, on a second stream. Blocks away
 //              from the image's left and right edges test no columns and step their addresses a row at a
-//              time: half the instructions per row of the edge blocks.
+//              time: half the instructions per row of the edge blocks. A pixel's two TF32 parts are cut,
+//              not rounded: two instructions instead of five.
 // Limitation:  as in stage 06, the zeros: 2r + 1 of each window's 8 k-steps' columns meet a tap, one
 //              product of three is the big one. The threads wait for each row's products before they
 //              split the next row (wgmma reads its A registers until it completes).
