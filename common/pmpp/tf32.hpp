@@ -40,7 +40,8 @@ inline float tf32_round(float x) {
 /// low bits are not zero: they read its top 19 bits only.
 PMPP_HOST_DEVICE constexpr std::uint32_t tf32_cut_bits(std::uint32_t bits) { return bits & ~TF32_DROPPED_BITS; }
 
-/// @p x cut to TF32 on the CPU (infinities stay infinities: their low bits are zero).
+/// @p x cut to TF32 on the CPU. Infinities stay infinities (their low bits are zero); a NaN whose payload
+/// lies in the low 13 bits alone would become one, but the stages take finite inputs.
 inline float tf32_cut(float x) {
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
