@@ -10,9 +10,11 @@
 //              16-byte chunks are swizzled so that the 4 rows a warp reads at once start in different
 //              banks. The loop's copies test nothing: rows past M and columns past N repeat the last
 //              ones, and a short slice comes first, zero-filled by the copies made before the loop.
+//              Each lane loads its next four k-steps of A while it issues the multiply-adds of these.
 // Limitation:  instruction issue, as in stage 04: with two warps per scheduler, a cycle is lost whenever
-//              both wait at once, at the barrier that ends each slice or on shared memory. Tensor cores
-//              (TF32) are the step after this one, and a different arithmetic.
+//              both wait at once: at the barrier that ends each slice, on shared memory, or held back at
+//              dispatch (the compiler's choice of registers, which CUDA C does not control). Tensor
+//              cores (TF32) are the step after this one, and a different arithmetic.
 // Preconditions: 1 <= M, N, K <= MAX_DIM, any sizes and alignments: 16-byte copies and float4 stores when
 //              float4_operands, else 4-byte copies and scalar stores. Two slices of 32 take 96 KB of
 //              shared memory; where a block may have less (compute capability 7.5: 64 KB) the slices
@@ -51,12 +53,22 @@ __device__ __forceinline__ float component(const float4& v) {
   else return v.w;
 }
 
+/// Where the float4 of A a lane uses as its result row i starts, from its first row in a slice buffer.
+template <class G>
+__device__ __forceinline__ int a_row_offset(int i) {
+  return ((i / 4) * 4 * G::LANES_M + i % 4) * G::TILE_K;
+}
+
 /// One k-step of a lane's multiply-adds: its LANE_N values of the B slice's row bRow times component KK
 /// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, every other
-/// one right to left, so that consecutive multiply-adds share their b operand.
+/// one right to left, so that consecutive multiply-adds share their b operand. In the last step of a
+/// quad (KK = 3) a float4 is spent once its row is done; with @p reload it is refilled at once with
+/// that row's next quad, from @p next_a: the next quad's loads leave while this one's multiply-adds are
+/// still being issued.
 template <class G, int KK>
-__device__ __forceinline__ void multiply_step(const float4 (&a)[G::LANE_M], const float* bRow, int laneCol,
-                                              float (&acc)[G::LANE_M][G::LANE_N]) {
+__device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const float* bRow, int laneCol,
+                                              float (&acc)[G::LANE_M][G::LANE_N], bool reload,
+                                              const float* next_a) {
   float b[G::LANE_N];
 #pragma unroll
   for (int j = 0; j < G::N_ITER; ++j) {
@@ -64,33 +76,38 @@ __device__ __forceinline__ void multiply_step(const float4 (&a)[G::LANE_M], cons
     b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
   }
 #pragma unroll
-  for (int i = 0; i < G::LANE_M; ++i)
+  for (int i = 0; i < G::LANE_M; ++i) {
 #pragma unroll
     for (int jj = 0; jj < G::LANE_N; ++jj) {
       const int j = i % 2 == 0 ? jj : G::LANE_N - 1 - jj;
       acc[i][j] += component<KK>(a[i]) * b[j];
     }
+    if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[a_row_offset<G>(i)]);
+  }
 }
 
 //! [multiply_slice]
-/// Multiply-add the slice in the buffers as and bs into the lane's results, four k-steps at a time: a
-/// float4 of each of the lane's LANE_M rows of A holds its four values of k. @p swizzle: the chunk
-/// order of those rows (all the same, see a_slot).
+/// Multiply-add the slice in the buffers as and bs into the lane's results, four k-steps (a quad) at a
+/// time: a float4 of each of the lane's LANE_M rows of A holds its four values of k. @p swizzle: the
+/// chunk order of those rows (all the same, see a_slot). The float4s of quad q + 1 are loaded during
+/// quad q's last step (software pipelining): only the first quad's loads are waited for.
 template <class G>
 __device__ __forceinline__ void multiply_slice(const float* as, const float* bs, int laneRow, int laneCol, int swizzle,
                                                float (&acc)[G::LANE_M][G::LANE_N]) {
+  constexpr int QUADS = G::TILE_K / 4;
+  const float* const aRows = as + laneRow * G::TILE_K;
+  float4 a[G::LANE_M];
 #pragma unroll
-  for (int q = 0; q < G::TILE_K / 4; ++q) {
-    float4 a[G::LANE_M];
+  for (int i = 0; i < G::LANE_M; ++i)
+    a[i] = *reinterpret_cast<const float4*>(&aRows[a_row_offset<G>(i) + swizzle * 4]);
 #pragma unroll
-    for (int i = 0; i < G::LANE_M; ++i) {
-      const int m = laneRow + (i / 4) * 4 * G::LANES_M + i % 4;
-      a[i] = *reinterpret_cast<const float4*>(&as[m * G::TILE_K + (q ^ swizzle) * 4]);
-    }
-    multiply_step<G, 0>(a, bs + (4 * q + 0) * G::TILE_N, laneCol, acc);
-    multiply_step<G, 1>(a, bs + (4 * q + 1) * G::TILE_N, laneCol, acc);
-    multiply_step<G, 2>(a, bs + (4 * q + 2) * G::TILE_N, laneCol, acc);
-    multiply_step<G, 3>(a, bs + (4 * q + 3) * G::TILE_N, laneCol, acc);
+  for (int q = 0; q < QUADS; ++q) {
+    const bool reload = q + 1 < QUADS;  // known at compile time: the loop is unrolled
+    const float* const next_a = aRows + ((q + 1) % QUADS ^ swizzle) * 4;  // the last quad reads none
+    multiply_step<G, 0>(a, bs + (4 * q + 0) * G::TILE_N, laneCol, acc, false, next_a);
+    multiply_step<G, 1>(a, bs + (4 * q + 1) * G::TILE_N, laneCol, acc, false, next_a);
+    multiply_step<G, 2>(a, bs + (4 * q + 2) * G::TILE_N, laneCol, acc, false, next_a);
+    multiply_step<G, 3>(a, bs + (4 * q + 3) * G::TILE_N, laneCol, acc, reload, next_a);
   }
 }
 //! [multiply_slice]
