@@ -53,12 +53,6 @@ __device__ __forceinline__ float component(const float4& v) {
   else return v.w;
 }
 
-/// Where the float4 of A a lane uses as its result row i starts, from its first row in a slice buffer.
-template <class G>
-__device__ __forceinline__ int a_row_offset(int i) {
-  return ((i / 4) * 4 * G::LANES_M + i % 4) * G::TILE_K;
-}
-
 /// One k-step of a lane's multiply-adds: its LANE_N values of the B slice's row bRow times component KK
 /// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, every other
 /// one right to left, so that consecutive multiply-adds share their b operand; odd k-steps take the rows
@@ -68,8 +62,8 @@ __device__ __forceinline__ int a_row_offset(int i) {
 /// one's multiply-adds are still being issued.
 template <class G, int KK>
 __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const float* bRow, int laneCol,
-                                              float (&acc)[G::LANE_M][G::LANE_N], bool reload,
-                                              const float* next_a) {
+                                              float (&acc)[G::LANE_M][G::LANE_N], bool reload = false,
+                                              const float* next_a = nullptr) {
   float b[G::LANE_N];
 #pragma unroll
   for (int j = 0; j < G::N_ITER; ++j) {
@@ -84,7 +78,7 @@ __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const floa
       const int j = ii % 2 == 0 ? jj : G::LANE_N - 1 - jj;
       acc[i][j] += component<KK>(a[i]) * b[j];
     }
-    if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[a_row_offset<G>(i)]);
+    if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[G::result_row(i) * G::TILE_K]);
   }
 }
 
@@ -101,14 +95,14 @@ __device__ __forceinline__ void multiply_slice(const float* as, const float* bs,
   float4 a[G::LANE_M];
 #pragma unroll
   for (int i = 0; i < G::LANE_M; ++i)
-    a[i] = *reinterpret_cast<const float4*>(&aRows[a_row_offset<G>(i) + swizzle * 4]);
+    a[i] = *reinterpret_cast<const float4*>(&aRows[G::result_row(i) * G::TILE_K + swizzle * 4]);
 #pragma unroll
   for (int q = 0; q < QUADS; ++q) {
     const bool reload = q + 1 < QUADS;  // known at compile time: the loop is unrolled
     const float* const next_a = aRows + ((q + 1) % QUADS ^ swizzle) * 4;  // the last quad reads none
-    multiply_step<G, 0>(a, bs + (4 * q + 0) * G::TILE_N, laneCol, acc, false, next_a);
-    multiply_step<G, 1>(a, bs + (4 * q + 1) * G::TILE_N, laneCol, acc, false, next_a);
-    multiply_step<G, 2>(a, bs + (4 * q + 2) * G::TILE_N, laneCol, acc, false, next_a);
+    multiply_step<G, 0>(a, bs + (4 * q + 0) * G::TILE_N, laneCol, acc);
+    multiply_step<G, 1>(a, bs + (4 * q + 1) * G::TILE_N, laneCol, acc);
+    multiply_step<G, 2>(a, bs + (4 * q + 2) * G::TILE_N, laneCol, acc);
     multiply_step<G, 3>(a, bs + (4 * q + 3) * G::TILE_N, laneCol, acc, reload, next_a);
   }
 }

@@ -33,8 +33,10 @@ struct WarpTileGeometry {
                 "the threads' float4 copies cover the A and B slices");
 
   /// This lane's first result row inside the block tile: its warp's corner plus its place in the
-  /// warp's LANES_M x LANES_N arrangement. Its result i is in row lane_row + (i / 4) * 4 * LANES_M + i % 4.
+  /// warp's LANES_M x LANES_N arrangement. Its result i is in row lane_row + result_row(i).
   __device__ static int lane_row(int warp, int lane) { return (warp / WARPS_N) * WARP_M + (lane / LANES_N) * 4; }
+  /// How far below the lane's first result row its result i lies: blocks of 4 rows, 4 * LANES_M apart.
+  __device__ static constexpr int result_row(int i) { return (i / 4) * 4 * LANES_M + i % 4; }
   /// This lane's first result column; its result j is in column lane_col + (j / 4) * 4 * LANES_N + j % 4.
   __device__ static int lane_col(int warp, int lane) { return (warp % WARPS_N) * WARP_N + (lane % LANES_N) * 4; }
 };
@@ -46,7 +48,7 @@ __device__ __forceinline__ void store_lane_results(float* __restrict__ C, int M,
                                                    const float (&acc)[G::LANE_M][G::LANE_N]) {
 #pragma unroll
   for (int i = 0; i < G::LANE_M; ++i) {
-    const int row = row0 + (i / 4) * 4 * G::LANES_M + i % 4;
+    const int row = row0 + G::result_row(i);
 #pragma unroll
     for (int j = 0; j < G::N_ITER; ++j) {
       const float* v = &acc[i][4 * j];
