@@ -54,9 +54,12 @@ __device__ __forceinline__ float component(const float4& v) {
 }
 
 /// One k-step of a lane's multiply-adds: its LANE_N values of the B slice's row bRow times component KK
-/// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, every other
-/// one right to left, so that consecutive multiply-adds share their b operand; odd k-steps take the rows
-/// last to first (measured: the compiler then reads fewer operands from the register file, 1% faster).
+/// of each of its LANE_M float4s of A (k = 4q + KK). Each row of results is added in turn, in a snake:
+/// every other row (and every other k-step) runs right to left, so that consecutive multiply-adds share
+/// an operand. Which order the rows and columns take is otherwise free, and it changes how the compiler
+/// assigns registers; this one was the fastest of the 30 orders timed (the book's chapter 5): even
+/// k-steps take the rows last to first, odd ones the first row of each block of 4, then the second, and
+/// so on; a row starts at its second block of 4 columns.
 /// In the last step of a quad (KK = 3) a float4 is spent once its row is done; with @p reload it is
 /// refilled at once with that row's next quad, from @p next_a: the next quad's loads leave while this
 /// one's multiply-adds are still being issued.
@@ -72,10 +75,11 @@ __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const floa
   }
 #pragma unroll
   for (int ii = 0; ii < G::LANE_M; ++ii) {
-    const int i = KK % 2 == 0 ? ii : G::LANE_M - 1 - ii;
+    const int i = KK % 2 == 0 ? G::LANE_M - 1 - ii : (ii % G::M_ITER) * 4 + ii / G::M_ITER;
 #pragma unroll
     for (int jj = 0; jj < G::LANE_N; ++jj) {
-      const int j = ii % 2 == 0 ? jj : G::LANE_N - 1 - jj;
+      const int half_turned = (jj + G::LANE_N / 2) % G::LANE_N;
+      const int j = (ii + KK) % 2 == 0 ? half_turned : G::LANE_N - 1 - half_turned;
       acc[i][j] += component<KK>(a[i]) * b[j];
     }
     if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[G::result_row(i) * G::TILE_K]);
