@@ -78,8 +78,8 @@ __device__ __forceinline__ void multiply_step(float4 (&a)[G::LANE_M], const floa
     const int i = KK % 2 == 0 ? G::LANE_M - 1 - ii : (ii % G::M_ITER) * 4 + ii / G::M_ITER;
 #pragma unroll
     for (int jj = 0; jj < G::LANE_N; ++jj) {
-      const int half_turned = (jj + G::LANE_N / 2) % G::LANE_N;
-      const int j = (ii + KK) % 2 == 0 ? half_turned : G::LANE_N - 1 - half_turned;
+      const int c = (jj + G::LANE_N / 2) % G::LANE_N;  // jj with the two halves of the row swapped
+      const int j = (ii + KK) % 2 == 0 ? c : G::LANE_N - 1 - c;
       acc[i][j] += component<KK>(a[i]) * b[j];
     }
     if (KK == 3 && reload) a[i] = *reinterpret_cast<const float4*>(&next_a[G::result_row(i) * G::TILE_K]);
