@@ -59,7 +59,7 @@ __device__ __forceinline__ float component(const float4& v) {
 /// an operand. Which order the rows and columns take is otherwise free, and it changes how the compiler
 /// assigns registers; this one was the fastest of the 30 orders timed (the book's chapter 5): even
 /// k-steps take the rows last to first, odd ones the first row of each block of 4, then the second, and
-/// so on; a row starts at its second block of 4 columns.
+/// so on; the columns run with a row's two blocks of 4 swapped (4..7 before 0..3, or that reversed).
 /// In the last step of a quad (KK = 3) a float4 is spent once its row is done; with @p reload it is
 /// refilled at once with that row's next quad, from @p next_a: the next quad's loads leave while this
 /// one's multiply-adds are still being issued.
